@@ -1,0 +1,68 @@
+# ktau: every entry point.  `make help` lists them.
+
+BUILD      ?= $(CURDIR)/build
+USER_BUILD := $(BUILD)/user
+KCONFIG    ?= qemu
+KSRC       ?=
+KBASE      ?= tinyconfig
+TIMEOUT    ?= 300
+
+
+KERNEL_IMAGE := $(BUILD)/bzImage
+INITRAMFS    := $(BUILD)/initramfs.cpio.gz
+
+.PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
+	check check-unit check-guest check-kernel-style clean distclean
+
+help:
+	@echo 'ktau make targets:'
+	@echo '  make demo      deps, kernel, tools; boot QEMU, profile a workload, print the report'
+	@echo '  make check     every test; the last line is "N passed, N failed"'
+	@echo '  make deps      install the Debian packages needed (sudo when not root)'
+	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
+	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
+	@echo '  make initramfs the guest root: $(INITRAMFS)'
+	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
+	@echo '  make clean     remove $(BUILD) except the kernel tree'
+
+all: kernel user initramfs
+
+deps:
+	@scripts/deps.sh
+
+kernel:
+	@KSRC='$(KSRC)' KBASE='$(KBASE)' scripts/build-kernel.sh $(KCONFIG)
+	@ln -sf bzImage-$(KCONFIG) $(KERNEL_IMAGE)
+
+lib:
+	@echo '==> building libktau'
+	@$(MAKE) -s -C libktau BUILD=$(USER_BUILD)
+
+tools: lib
+	@echo '==> building tools'
+	@$(MAKE) -s -C tools BUILD=$(USER_BUILD)
+
+guest-tests:
+	@echo '==> building guest tests'
+	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
+
+user: lib tools guest-tests
+
+initramfs: user
+	@echo '==> packing the guest initramfs'
+	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh tests/qemu/mkinitramfs.sh $(USER_BUILD) $(INITRAMFS)
+
+boot: kernel initramfs
+	@tests/qemu/run-guest.sh --mode shell --kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
+
+demo: deps kernel initramfs
+	@scripts/demo.sh
+
+check: deps
+	@scripts/check.sh
+
+clean:
+	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS)
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KTAU recording core: the start/stop timers behind the instrumentation
+ * hooks and the per-task profile tables they fill.
+ *
+ * Every update of a task's profile happens in that task's context (or in
+ * an interrupt taken while it runs) with interrupts disabled, so a timer
+ * is never torn by an interrupt that starts or stops another timer on the
+ * same task.  Readers on other CPUs see the table through RCU; a table
+ * that grows is replaced and the old one freed after a grace period.
+ */
+#include <linux/hash.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timex.h>
+
+#include "internal.h"
+
+struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
+	[0 ... KTAU_NR_GROUPS - 1] = STATIC_KEY_FALSE_INIT,
+};
+
+unsigned int ktau_gen;
+atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
+
+static struct kmem_cache *ktau_task_cache;
+
+static struct ktau_table *ktau_table_alloc(unsigned int slots, gfp_t gfp)
+{
+	struct ktau_table *t;
+
+	t = kzalloc(struct_size(t, slot, slots), gfp);
+	if (t)
+		t->mask = slots - 1;
+	return t;
+}
+
+static struct ktau_task *ktau_task_alloc(gfp_t gfp)
+{
+	if (unlikely(!ktau_task_cache))
+		return NULL;
+	return kmem_cache_zalloc(ktau_task_cache, gfp);
+}
+
+/* Called at fork; failure is not fatal, the profile is then made lazily. */
+void ktau_task_init(struct task_struct *tsk)
+{
+	tsk->ktau = ktau_task_alloc(GFP_KERNEL | __GFP_NOWARN);
+}
+
+void ktau_task_free(struct task_struct *tsk)
+{
+	struct ktau_task *kt = tsk->ktau;
+
+	if (!kt)
+		return;
+	tsk->ktau = NULL;
+	kfree(rcu_dereference_protected(kt->table, 1));
+	kmem_cache_free(ktau_task_cache, kt);
+}
+
+/* The profile of current, made on first use when fork could not. */
+static struct ktau_task *ktau_current(void)
+{
+	struct ktau_task *kt = current->ktau;
+
+	if (likely(kt))
+		return kt;
+	kt = ktau_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
+	WRITE_ONCE(current->ktau, kt);
+	return kt;
+}
+
+static struct ktau_entry *ktau_probe(struct ktau_table *t, u64 key)
+{
+	unsigned int i = hash_64(key, 32) & t->mask;
+
+	for (;;) {
+		struct ktau_entry *e = &t->slot[i];
+
+		if (e->key == key || !e->key)
+			return e;
+		i = (i + 1) & t->mask;
+	}
+}
+
+static struct ktau_table *ktau_table_grow(struct ktau_table __rcu **tp,
+					  struct ktau_table *old)
+{
+	unsigned int slots = old ? (old->mask + 1) * 2 : KTAU_TABLE_MIN_SLOTS;
+	struct ktau_table *t;
+	unsigned int i;
+
+	if (slots > KTAU_TABLE_MAX_SLOTS)
+		return NULL;
+	t = ktau_table_alloc(slots, GFP_ATOMIC | __GFP_NOWARN);
+	if (!t)
+		return NULL;
+	if (old) {
+		for (i = 0; i <= old->mask; i++) {
+			if (old->slot[i].key)
+				*ktau_probe(t, old->slot[i].key) = old->slot[i];
+		}
+		t->used = old->used;
+	}
+	rcu_assign_pointer(*tp, t);
+	if (old)
+		kfree_rcu(old, rcu);
+	return t;
+}
+
+/*
+ * The entry of @key in the table at @tp, inserted (and the table made or
+ * grown) if new; NULL when there is no room.  The caller is the only
+ * writer of the table: its task with interrupts off, or a fold under the
+ * process's stats_lock.
+ */
+struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key)
+{
+	struct ktau_table *t = rcu_dereference_raw(*tp);
+	struct ktau_entry *e;
+
+	if (unlikely(!t)) {
+		t = ktau_table_grow(tp, NULL);
+		if (!t)
+			return NULL;
+	}
+	e = ktau_probe(t, key);
+	if (likely(e->key))
+		return e;
+	if (4 * (t->used + 1) > 3 * (t->mask + 1)) {
+		t = ktau_table_grow(tp, t);
+		if (!t)
+			return NULL;
+		e = ktau_probe(t, key);
+	}
+	t->used++;
+	WRITE_ONCE(e->key, key);
+	return e;
+}
+
+/*
+ * The inclusive time is stored before the exclusive time so that a
+ * reader that loads them in the other order never sees exclusive >
+ * inclusive.
+ */
+void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl)
+{
+	WRITE_ONCE(e->calls, e->calls + calls);
+	WRITE_ONCE(e->incl, e->incl + incl);
+	/* Pairs with smp_rmb() in ktau_block_add_table(). */
+	smp_wmb();
+	WRITE_ONCE(e->excl, e->excl + excl);
+}
+
+/* Add every entry of @src to the table at @dst; returns entries lost. */
+unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
+			     const struct ktau_table *src)
+{
+	unsigned int i, lost = 0;
+
+	if (!src)
+		return 0;
+	for (i = 0; i <= src->mask; i++) {
+		const struct ktau_entry *s = &src->slot[i];
+		struct ktau_entry *e;
+
+		if (!s->key || !s->calls)
+			continue;
+		e = ktau_table_entry(dst, s->key);
+		if (e)
+			ktau_entry_add(e, s->calls, s->incl, s->excl);
+		else
+			lost++;
+	}
+	return lost;
+}
+
+static void ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
+{
+	struct ktau_entry *e = ktau_table_entry(&kt->table, key);
+
+	if (likely(e))
+		ktau_entry_add(e, 1, incl, excl);
+	else
+		kt->dropped++;
+}
+
+static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
+{
+	struct ktau_frame *f;
+	unsigned int gen = READ_ONCE(ktau_gen);
+
+	if (unlikely(kt->gen != gen)) {
+		kt->gen = gen;
+		kt->depth = 0;
+		kt->overflow = 0;
+	}
+	if (unlikely(kt->depth >= KTAU_MAX_DEPTH)) {
+		kt->overflow++;
+		kt->dropped++;
+		return;
+	}
+	f = &kt->stack[kt->depth];
+	f->fid = fid;
+	f->parent_slot = kt->depth ? kt->stack[kt->depth - 1].fid + 1 :
+				     KTAU_NO_PARENT;
+	f->child = 0;
+	f->start = now;
+	kt->depth++;
+}
+
+/*
+ * Close the innermost open frame of @fid.  Frames above it lost their
+ * stop (their group was switched off meanwhile) and are discarded; a stop
+ * with no matching frame (its start was switched off) records nothing.
+ */
+static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
+{
+	struct ktau_frame *f;
+	unsigned int i = kt->depth;
+	u64 incl, excl;
+
+	if (unlikely(kt->overflow)) {
+		kt->overflow--;
+		return;
+	}
+	while (i && kt->stack[i - 1].fid != fid)
+		i--;
+	if (unlikely(!i))
+		return;
+	f = &kt->stack[i - 1];
+	kt->depth = i - 1;
+	incl = now - f->start;
+	excl = likely(incl > f->child) ? incl - f->child : 0;
+	ktau_account(kt, KTAU_KEY(0, f->parent_slot, fid), incl, excl);
+	if (kt->depth)
+		kt->stack[kt->depth - 1].child += incl;
+}
+
+/* Close every open frame now, innermost first.  Interrupts are off. */
+void ktau_unwind(struct ktau_task *kt)
+{
+	u64 now = get_cycles();
+
+	kt->overflow = 0;
+	if (kt->gen != READ_ONCE(ktau_gen))
+		kt->depth = 0;
+	while (kt->depth)
+		ktau_pop(kt, kt->stack[kt->depth - 1].fid, now);
+}
+
+void ktau_start(unsigned int fid)
+{
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kt = ktau_current();
+	if (likely(kt))
+		ktau_push(kt, fid, get_cycles());
+	local_irq_restore(flags);
+}
+
+void ktau_stop(unsigned int fid)
+{
+	u64 now = get_cycles();
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kt = current->ktau;
+	if (likely(kt))
+		ktau_pop(kt, fid, now);
+	local_irq_restore(flags);
+}
+
+/*
+ * A system call is entered from user mode, where no kernel routine of
+ * this task can be open: start from an empty stack, which also drops
+ * frames whose stop was missed while a group was switched off.  Number
+ * -1 is a call that seccomp or a tracer skipped: nothing runs, nothing
+ * is recorded.
+ */
+static __always_inline void
+ktau_syscall_start(long nr, unsigned int (*to_fid)(unsigned long nr))
+{
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kt = ktau_current();
+	if (likely(kt)) {
+		kt->depth = 0;
+		kt->overflow = 0;
+		if (likely(nr != -1))
+			ktau_push(kt, to_fid(nr), get_cycles());
+	}
+	local_irq_restore(flags);
+}
+
+void __ktau_syscall_enter(long nr)
+{
+	ktau_syscall_start(nr, ktau_sys64_fid);
+}
+
+void __ktau_ia32_syscall_enter(long nr)
+{
+	ktau_syscall_start(nr, ktau_ia32_fid);
+}
+
+/* The syscall's frame is the bottom one, whatever its number was. */
+void __ktau_syscall_exit(void)
+{
+	u64 now = get_cycles();
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kt = current->ktau;
+	if (likely(kt) && kt->depth && kt->gen == READ_ONCE(ktau_gen)) {
+		kt->depth = 1;
+		kt->overflow = 0;
+		ktau_pop(kt, kt->stack[0].fid, now);
+	}
+	local_irq_restore(flags);
+}
+
+static int __init ktau_init(void)
+{
+	int group, ret;
+
+	ktau_task_cache = KMEM_CACHE(ktau_task, SLAB_PANIC);
+	ret = ktau_fid_init();
+	if (ret)
+		return ret;
+	ret = ktau_proc_init();
+	if (ret)
+		return ret;
+	for (group = 0; group < KTAU_NR_GROUPS; group++)
+		static_branch_enable(&ktau_group_keys[group]);
+	return 0;
+}
+core_initcall(ktau_init);

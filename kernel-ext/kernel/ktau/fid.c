@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KTAU function id registry: ids are dense indexes into every profile.
+ * The x86-64 system calls own the ids equal to their numbers, 32-bit-only
+ * calls follow, then the static instrumentation points, then ids that
+ * kernel code registers at run time.
+ *
+ * Entries are published with a release store of the id count, so readers
+ * (the /proc function map, profile printing) need no lock.
+ */
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <asm/unistd.h>
+
+#include "internal.h"
+#include "syscall_nr.h"
+
+#define KTAU_FID_NONE	U16_MAX
+
+#include "syscall_names.h"
+
+struct ktau_func {
+	const char *name;
+	u8 group;
+};
+
+static const char *const ktau_group_names[KTAU_NR_GROUPS] = {
+	[KTAU_GROUP_SYSCALL]	= "syscall",
+	[KTAU_GROUP_SOFTIRQ]	= "softirq",
+	[KTAU_GROUP_IRQ]	= "irq",
+	[KTAU_GROUP_SCHED]	= "sched",
+	[KTAU_GROUP_EXCEPTION]	= "exception",
+	[KTAU_GROUP_KERNEL]	= "kernel",
+	[KTAU_GROUP_EVENT]	= "event",
+};
+
+static struct ktau_func ktau_funcs[KTAU_MAX_FIDS];
+static unsigned int ktau_fid_count;
+static DEFINE_RAW_SPINLOCK(ktau_fid_lock);
+
+unsigned int ktau_fid_ni_syscall;
+
+unsigned int ktau_nr_fids(void)
+{
+	/* Pairs with the release in ktau_fid_append(): names are set. */
+	return smp_load_acquire(&ktau_fid_count);
+}
+
+const char *ktau_group_name(unsigned int group)
+{
+	return group < KTAU_NR_GROUPS ? ktau_group_names[group] : "unknown";
+}
+
+/* Syscall-block ids the table leaves unnamed are calls of ni_syscall. */
+const char *ktau_fid_name(unsigned int fid)
+{
+	const char *name;
+
+	if (fid >= ktau_nr_fids())
+		return "unknown";
+	name = ktau_funcs[fid].name;
+	return name ? name : "ni_syscall";
+}
+
+int ktau_fid_group(unsigned int fid)
+{
+	if (fid >= ktau_nr_fids())
+		return -EINVAL;
+	return ktau_funcs[fid].group;
+}
+
+unsigned int ktau_sys64_fid(unsigned long nr)
+{
+	if (likely(nr < KTAU_NR_SYSCALL64))
+		return nr;
+#ifdef CONFIG_X86_X32_ABI
+	nr &= ~__X32_SYSCALL_BIT;
+	if (nr < KTAU_NR_SYSCALL64)
+		return nr;
+	nr -= KTAU_X32_BASE;
+	if (nr < KTAU_NR_X32 && ktau_x32_fids[nr] != KTAU_FID_NONE)
+		return ktau_x32_fids[nr];
+#endif
+	return ktau_fid_ni_syscall;
+}
+
+unsigned int ktau_ia32_fid(unsigned long nr)
+{
+	if (nr < KTAU_NR_IA32 && ktau_ia32_fids[nr] != KTAU_FID_NONE)
+		return ktau_ia32_fids[nr];
+	return ktau_fid_ni_syscall;
+}
+
+/* Append an id; the caller holds ktau_fid_lock or is the only writer. */
+static int ktau_fid_append(const char *name, unsigned int group)
+{
+	unsigned int fid = ktau_fid_count;
+
+	if (fid >= KTAU_MAX_FIDS)
+		return -ENOSPC;
+	ktau_funcs[fid].name = name;
+	ktau_funcs[fid].group = group;
+	/* Publish the entry before the count that makes it visible. */
+	smp_store_release(&ktau_fid_count, fid + 1);
+	return fid;
+}
+
+int __init ktau_fid_init(void)
+{
+	unsigned int nr;
+	int fid;
+
+	BUILD_BUG_ON(KTAU_NR_SYSCALL64 + KTAU_NR_IA32_ONLY >= KTAU_MAX_FIDS);
+
+	raw_spin_lock(&ktau_fid_lock);
+	for (nr = 0; nr < KTAU_NR_SYSCALL64; nr++)
+		ktau_fid_append(ktau_sys64_names[nr], KTAU_GROUP_SYSCALL);
+	for (nr = 0; nr < KTAU_NR_IA32_ONLY; nr++)
+		ktau_fid_append(ktau_ia32_only_names[nr], KTAU_GROUP_SYSCALL);
+	fid = ktau_fid_append("ni_syscall", KTAU_GROUP_SYSCALL);
+	raw_spin_unlock(&ktau_fid_lock);
+
+	if (fid < 0)
+		return fid;
+	ktau_fid_ni_syscall = fid;
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KTAU internals shared by the recording core, the function id registry
+ * and the /proc interface.
+ */
+#ifndef _KERNEL_KTAU_INTERNAL_H
+#define _KERNEL_KTAU_INTERNAL_H
+
+#include <linux/ktau.h>
+#include <linux/atomic.h>
+#include <linux/rcupdate.h>
+
+/*
+ * Deepest nesting recorded per task: a syscall, a page fault in it, a
+ * hard IRQ, the softirqs at its exit, an IRQ inside those, and a few
+ * run-time registered routines.  Deeper starts are counted as dropped.
+ */
+#define KTAU_MAX_DEPTH		12
+
+/* Slots of the first profile table of a task; it doubles when 3/4 full. */
+#define KTAU_TABLE_MIN_SLOTS	16
+/* A task never holds more slots than this; further keys are dropped. */
+#define KTAU_TABLE_MAX_SLOTS	8192
+
+/*
+ * A profile key packs (user context, caller fid + 1, fid + 1) so that one
+ * lookup per stop updates the caller->callee entry; flat profiles are
+ * sums over callers, computed when /proc is read.  Key 0 marks a free
+ * slot.
+ */
+#define KTAU_KEY(ctx, parent_slot, fid) \
+	(((u64)(ctx) << 32) | ((u64)(parent_slot) << 16) | ((u64)(fid) + 1))
+#define KTAU_KEY_CTX(key)	((u32)((key) >> 32))
+#define KTAU_KEY_PARENT(key)	((u32)(((key) >> 16) & 0xffff))
+#define KTAU_KEY_FID(key)	((u32)((key) & 0xffff) - 1)
+#define KTAU_NO_PARENT		0
+
+struct ktau_entry {
+	u64 key;
+	u64 calls;
+	u64 incl;
+	u64 excl;
+};
+
+struct ktau_table {
+	struct rcu_head rcu;
+	unsigned int mask;		/* slots - 1, slots a power of two */
+	unsigned int used;
+	struct ktau_entry slot[];
+};
+
+/* One open (started, not yet stopped) instrumented routine. */
+struct ktau_frame {
+	u64 start;
+	u64 child;			/* cycles of instrumented children */
+	u32 fid;
+	u32 parent_slot;		/* caller fid + 1, or KTAU_NO_PARENT */
+};
+
+/*
+ * Per-task profile.  Only the owning task, and interrupts taken while it
+ * runs, write it, with interrupts disabled; /proc readers on other CPUs
+ * read the table under RCU.
+ */
+struct ktau_task {
+	struct ktau_table __rcu *table;
+	unsigned int depth;
+	unsigned int overflow;		/* starts beyond KTAU_MAX_DEPTH */
+	unsigned int gen;		/* ktau_gen when the stack was valid */
+	u64 dropped;
+	struct ktau_frame stack[KTAU_MAX_DEPTH];
+};
+
+/* A process's totals of exited threads and reaped children. */
+struct ktau_signal {
+	struct ktau_table __rcu *exited;
+	struct ktau_table __rcu *children;
+	unsigned int exited_threads;
+	unsigned int processes;
+	u64 exited_dropped;
+	u64 children_dropped;
+};
+
+/* Bumped whenever recording is switched on: older open frames are stale. */
+extern unsigned int ktau_gen;
+
+/* Tasks whose profile was lost for want of memory at exit. */
+extern atomic64_t ktau_lost_tasks;
+
+/* Function id registry (fid.c). */
+#define KTAU_MAX_FIDS		CONFIG_KTAU_MAX_FIDS
+
+extern unsigned int ktau_fid_ni_syscall;
+
+unsigned int ktau_nr_fids(void);
+const char *ktau_fid_name(unsigned int fid);
+const char *ktau_group_name(unsigned int group);
+int ktau_fid_group(unsigned int fid);
+unsigned int ktau_sys64_fid(unsigned long nr);
+unsigned int ktau_ia32_fid(unsigned long nr);
+int ktau_fid_init(void);
+
+/* Recording core (core.c). */
+void ktau_start(unsigned int fid);
+void ktau_stop(unsigned int fid);
+void ktau_unwind(struct ktau_task *kt);
+struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
+void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl);
+unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
+			     const struct ktau_table *src);
+
+/* /proc interface (proc.c). */
+int ktau_proc_init(void);
+
+#endif /* _KERNEL_KTAU_INTERNAL_H */

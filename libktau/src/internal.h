@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private to libktau. Names start with ktau__ so that the static library,
+ * where hidden visibility does not apply, cannot clash with a program's own.
+ */
+#ifndef KTAU_INTERNAL_H
+#define KTAU_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ktau.h"
+
+#define KTAU_HIDDEN __attribute__((visibility("hidden")))
+
+/* The longest line either format may have; longer input is malformed. */
+#define KTAU_MAX_LINE 4096
+/* A /proc file larger than this is refused rather than read into memory. */
+#define KTAU_MAX_FILE ((size_t)1 << 30)
+
+/* ---- string pool: every name a profile hands out lives here ---- */
+
+struct ktau_strpool {
+	struct ktau_strchunk *chunks;
+};
+
+KTAU_HIDDEN const char *ktau__strpool_add(struct ktau_strpool *pool,
+					  const char *s, size_t len);
+KTAU_HIDDEN void ktau__strpool_free(struct ktau_strpool *pool);
+
+/* ---- growable arrays ---- */
+
+/* Makes room for one more element; 0 or -ENOMEM. */
+KTAU_HIDDEN int ktau__grow(void **items, size_t *cap, size_t count, size_t size);
+
+/* ---- profiles ---- */
+
+/* A record and the input line it came from (0 when computed). */
+struct ktau_func_slot {
+	struct ktau_func rec;
+	unsigned int line;
+};
+
+struct ktau_edge_slot {
+	struct ktau_edge rec;
+	unsigned int line;
+};
+
+struct ktau_event_slot {
+	struct ktau_event rec;
+	unsigned int line;
+};
+
+struct ktau_block {
+	struct ktau_profile *owner;
+	enum ktau_block_kind kind;
+	pid_t pid;
+	pid_t tid;
+	const char *comm;
+	uint64_t threads;
+	uint64_t exited_threads;
+	uint64_t processes;
+	uint64_t dropped;
+	unsigned int line;
+
+	struct ktau_func_slot *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct ktau_edge_slot *edges;
+	size_t nr_edges, cap_edges;
+	struct ktau_event_slot *events;
+	size_t nr_events, cap_events;
+};
+
+struct ktau_profile {
+	unsigned int version;
+	uint64_t tsc_khz;
+	enum ktau_scope scope;
+	/* pointers, so that a block stays put while more are appended */
+	struct ktau_block **blocks;
+	size_t nr_blocks, cap_blocks;
+	struct ktau_strpool strings;
+};
+
+/* Copies a name into the string pool of b's profile; NULL when out of memory. */
+KTAU_HIDDEN const char *ktau__block_intern(struct ktau_block *b,
+					   const char *s, size_t len);
+/* Appends rec as it is: its names must already belong to b's profile. */
+KTAU_HIDDEN int ktau__block_append_func(struct ktau_block *b,
+					const struct ktau_func *rec,
+					unsigned int line);
+KTAU_HIDDEN int ktau__block_append_edge(struct ktau_block *b,
+					const struct ktau_edge *rec,
+					unsigned int line);
+KTAU_HIDDEN int ktau__block_append_event(struct ktau_block *b,
+					 const struct ktau_event *rec,
+					 unsigned int line);
+KTAU_HIDDEN struct ktau_block *ktau__profile_append_block(struct ktau_profile *p,
+							  enum ktau_block_kind kind,
+							  pid_t pid, pid_t tid,
+							  const char *comm,
+							  size_t comm_len);
+/* Copies a block's header and records to the end of dst. */
+KTAU_HIDDEN struct ktau_block *ktau__profile_clone_block(struct ktau_profile *dst,
+							 const struct ktau_block *src);
+/* Appends rec with its names copied into b's profile. */
+KTAU_HIDDEN int ktau__block_copy_func(struct ktau_block *dst,
+				      const struct ktau_func *src, unsigned int line);
+KTAU_HIDDEN int ktau__block_copy_edge(struct ktau_block *dst,
+				      const struct ktau_edge *src, unsigned int line);
+KTAU_HIDDEN int ktau__block_copy_event(struct ktau_block *dst,
+				       const struct ktau_event *src, unsigned int line);
+KTAU_HIDDEN int ktau__block_copy_records(struct ktau_block *dst,
+					 const struct ktau_block *src);
+
+KTAU_HIDDEN ssize_t ktau__find_func_index(const struct ktau_block *b,
+					  uint64_t ctx, uint32_t fid);
+KTAU_HIDDEN ssize_t ktau__find_edge_index(const struct ktau_block *b, uint64_t ctx,
+					  uint32_t parent_fid, uint32_t fid);
+KTAU_HIDDEN ssize_t ktau__find_event_index(const struct ktau_block *b,
+					   uint64_t ctx, uint32_t fid);
+
+/* ---- errors ---- */
+
+/* Records the failure in err (may be NULL) and returns -error. */
+KTAU_HIDDEN int ktau__fail(struct ktau_parse_error *err, int error,
+			   unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+KTAU_HIDDEN void ktau__clear_error(struct ktau_parse_error *err);
+
+/* ---- text scanning ---- */
+
+#define KTAU_MAX_WORDS 64
+
+/* One line split into blank-separated words (pointers into the input). */
+struct ktau_words {
+	size_t count;
+	const char *word[KTAU_MAX_WORDS];
+	size_t len[KTAU_MAX_WORDS];
+};
+
+/* Walks the input line by line; rejects what no ktau format allows. */
+struct ktau_line_reader {
+	const char *pos;
+	const char *end;
+	unsigned int line;	/* number of the line last returned */
+};
+
+KTAU_HIDDEN void ktau__lines_init(struct ktau_line_reader *r,
+				  const char *buf, size_t len);
+/* 1 with the line and its length set, 0 at end of input, or -EPROTO (err filled). */
+KTAU_HIDDEN int ktau__lines_next(struct ktau_line_reader *r, const char **line,
+				 size_t *len, struct ktau_parse_error *err);
+/* Splits on blanks. -EPROTO (err filled) if there are too many words. */
+KTAU_HIDDEN int ktau__split_words(const char *line, size_t len,
+				  struct ktau_words *w, unsigned int lineno,
+				  struct ktau_parse_error *err);
+KTAU_HIDDEN int ktau__word_is(const char *word, size_t len, const char *lit);
+/* Unsigned decimal that fits in 64 bits: 0 or -EPROTO (no message). */
+KTAU_HIDDEN int ktau__parse_u64(const char *s, size_t len, uint64_t *out);
+
+/* Maps the field names of a `columns` line to positions in record lines. */
+struct ktau_columns {
+	const char *const *names;	/* the fields this reader needs */
+	size_t count;
+	size_t pos[16];			/* word index of each needed field */
+	size_t min_words;		/* a record needs this many words */
+};
+
+/* Positions of the v1 defaults: names[i] is word i + first. */
+KTAU_HIDDEN void ktau__columns_default(struct ktau_columns *c,
+				       const char *const *names, size_t count,
+				       size_t first);
+/* From a `columns` line whose field names start at words[first], for
+ * records whose fields start at word record_first. */
+KTAU_HIDDEN int ktau__columns_from_line(struct ktau_columns *c,
+					const struct ktau_words *w, size_t first,
+					size_t record_first, unsigned int lineno,
+					struct ktau_parse_error *err);
+
+/* ---- /proc access ---- */
+
+/* Reads a whole file; NULL with errno set. */
+KTAU_HIDDEN char *ktau__read_fd_all(int fd, size_t *len);
+KTAU_HIDDEN char *ktau__read_path_all(const char *path, size_t *len);
+KTAU_HIDDEN char *ktau__read_stream_all(FILE *stream, size_t *len);
+/* <procfs>/ktau/functions, errors mapped like the profile files' */
+KTAU_HIDDEN char *ktau__raw_read_functions(size_t *len);
+KTAU_HIDDEN const char *ktau__procfs_root(void);
+/* Turns an errno from opening/reading a /proc/... ktau file into ours. */
+KTAU_HIDDEN int ktau__proc_errno(int error, pid_t pid, pid_t tid);
+
+#endif /* KTAU_INTERNAL_H */

@@ -1,0 +1,137 @@
+#!/bin/sh
+# Build a KTAU kernel: prepare a 6.12.y source tree (Debian's
+# linux-source-6.12 tarball, or KSRC=), copy kernel-ext/ in, apply
+# patches/series, merge a config fragment and build bzImage out of tree.
+#
+# usage: scripts/build-kernel.sh [NAME]
+#   NAME     config fragment tests/configs/NAME.config (default: qemu);
+#            the image is written to build/bzImage-NAME
+# environment:
+#   KSRC     a Linux 6.12.y source tree to use instead of the tarball
+#   KBASE    base config: "tinyconfig" (default) or the path of a full
+#            .config such as /boot/config-$(uname -r)
+#   BUILD    build directory (default: build/ in the repository)
+#   JOBS     parallel make jobs (default: nproc)
+#   KMAKEFLAGS  extra make arguments for the kernel build (e.g. W=1 C=1)
+#
+# Everything is incremental: a second run with nothing changed only runs
+# the kernel's make, which then has nothing to do.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+name=${1:-qemu}
+BUILD=${BUILD:-$top/build}
+KSRC=${KSRC:-}
+KBASE=${KBASE:-tinyconfig}
+JOBS=${JOBS:-$(nproc)}
+KMAKEFLAGS=${KMAKEFLAGS:-}
+tarball=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}
+fragment=$top/tests/configs/$name.config
+tree=$BUILD/linux
+objdir=$BUILD/kernel-$name
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'build-kernel: error: %s\n' "$*" >&2; exit 1; }
+
+[ -f "$fragment" ] || die "no config fragment $fragment (NAME must be one of: $(cd "$top/tests/configs" && ls *.config | sed 's/\.config$//' | tr '\n' ' '))"
+
+# --- source tree -----------------------------------------------------------
+if [ -n "$KSRC" ]; then
+	[ -d "$KSRC" ] || die "KSRC=$KSRC does not exist"
+	[ -f "$KSRC/Makefile" ] && [ -d "$KSRC/kernel" ] ||
+		die "KSRC=$KSRC is not a Linux source tree (no Makefile or kernel/)"
+	source_id="dir:$(cd "$KSRC" && pwd)"
+else
+	[ -f "$tarball" ] ||
+		die "no kernel source: $tarball is missing (run 'make deps', or give KSRC=/path/to/linux-6.12.y)"
+	source_id="tarball:$tarball:$(stat -c %s:%Y "$tarball")"
+fi
+
+version_of() {
+	sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$1/Makefile" | tr '\n' '.' | sed 's/\.$//'
+}
+
+if [ ! -f "$tree/.ktau-source" ] || [ "$(cat "$tree/.ktau-source")" != "$source_id" ]; then
+	rm -rf "$tree" "$BUILD"/kernel-*
+	mkdir -p "$tree"
+	if [ -n "$KSRC" ]; then
+		say "copying kernel source from $KSRC"
+		(cd "$KSRC" && tar cf - --exclude=.git .) | (cd "$tree" && tar xf -)
+		[ ! -f "$tree/.config" ] || die "KSRC=$KSRC has been configured in place; run 'make mrproper' there first"
+	else
+		say "extracting $tarball"
+		tar xf "$tarball" -C "$tree" --strip-components=1
+	fi
+	echo "$source_id" > "$tree/.ktau-source"
+fi
+ver=$(version_of "$tree")
+[ "$ver" = "6.12" ] || die "kernel source is Linux $ver; ktau's patches are for 6.12.y"
+
+# --- kernel extension --------------------------------------------------------
+# Copy only files whose contents changed, so make rebuilds only those.
+(cd "$top/kernel-ext" && find . -type f ! -name '*~') | while read -r f; do
+	dst="$tree/$f"
+	if ! cmp -s "$top/kernel-ext/$f" "$dst"; then
+		mkdir -p "$(dirname "$dst")"
+		cp "$top/kernel-ext/$f" "$dst"
+	fi
+done
+
+# --- patches -----------------------------------------------------------------
+# The applied series is kept in the tree; when patches/ changes, the old
+# series is reversed and the new one applied, touching only their files.
+applied=$tree/.ktau-applied
+series_now=$(cd "$top/patches" && cat series | sed '/^#/d; /^$/d' | while read -r p; do
+	[ -f "$p" ] || die "patches/series names $p, which does not exist"
+	printf '%s %s\n' "$(sha1sum < "$p" | cut -c1-40)" "$p"
+done)
+if [ ! -f "$applied/series" ] || [ "$(cat "$applied/series")" != "$series_now" ]; then
+	if [ -f "$applied/series" ]; then
+		say "reversing the previously applied patches"
+		tac "$applied/series" | while read -r _ p; do
+			patch -d "$tree" -p1 -R -s --batch < "$applied/$p" >/dev/null ||
+				die "cannot reverse $p in $tree; remove $tree to start afresh"
+		done
+	fi
+	rm -rf "$applied"
+	mkdir -p "$applied"
+	echo "$series_now" | while read -r _ p; do
+		say "applying patches/$p"
+		if ! out=$(patch -d "$tree" -p1 -N --batch --dry-run < "$top/patches/$p" 2>&1); then
+			printf '%s\n' "$out" >&2
+			die "patch patches/$p does not apply to this kernel tree (hunks above)"
+		fi
+		patch -d "$tree" -p1 -N -s --batch < "$top/patches/$p"
+		cp "$top/patches/$p" "$applied/$p"
+		printf '%s %s\n' "$(sha1sum < "$top/patches/$p" | cut -c1-40)" "$p" >> "$applied/series.tmp"
+	done
+	mv "$applied/series.tmp" "$applied/series"
+fi
+
+# --- configuration -----------------------------------------------------------
+mkdir -p "$objdir"
+config_id="$KBASE:$(sha1sum < "$fragment" | cut -c1-40)"
+[ "$KBASE" = tinyconfig ] || config_id="$config_id:$(sha1sum < "$KBASE" | cut -c1-40)"
+if [ ! -f "$objdir/.config" ] || [ "$(cat "$objdir/.ktau-config" 2>/dev/null)" != "$config_id" ]; then
+	say "configuring ($KBASE + tests/configs/$name.config)"
+	if [ "$KBASE" = tinyconfig ]; then
+		make -s -C "$tree" O="$objdir" tinyconfig >/dev/null
+	else
+		[ -f "$KBASE" ] || die "KBASE=$KBASE: no such config file"
+		cp "$KBASE" "$objdir/.config"
+	fi
+	(cd "$objdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" "$fragment" >/dev/null)
+	make -s -C "$tree" O="$objdir" olddefconfig >/dev/null
+	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while read -r line; do
+		grep -qxF "$line" "$objdir/.config" || printf ' %s' "$line"
+	done)
+	[ -z "$missing" ] || die "config options did not take effect (unmet dependencies?):$missing"
+	echo "$config_id" > "$objdir/.ktau-config"
+fi
+
+# --- build -------------------------------------------------------------------
+say "building bzImage ($name, $JOBS jobs) in $objdir"
+# shellcheck disable=SC2086 # KMAKEFLAGS is a list of make arguments
+make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS bzImage
+cp "$objdir/arch/x86/boot/bzImage" "$BUILD/bzImage-$name"
+say "kernel ready: $BUILD/bzImage-$name ($(make -s -C "$tree" O="$objdir" kernelrelease))"

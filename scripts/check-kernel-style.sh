@@ -1,0 +1,53 @@
+#!/bin/bash
+# The kernel side's hygiene, as PASS/FAIL lines: checkpatch --strict on
+# every kernel-ext source file and every patch, and a W=1 + sparse build
+# of kernel/ktau/ (needs a configured tree from `make kernel`).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+tree=$BUILD/linux
+objdir=$BUILD/kernel-${KCONFIG:-qemu}
+checkpatch=$tree/scripts/checkpatch.pl
+
+if [ ! -f "$checkpatch" ]; then
+	echo "FAIL: checkpatch: $checkpatch missing (run 'make kernel' first)"
+	exit 0
+fi
+
+while read -r f; do
+	out=$(perl "$checkpatch" --no-tree --strict --terse --show-types -f "$top/$f" 2>&1 |
+		grep -E ': (ERROR|WARNING|CHECK):')
+	if [ -z "$out" ]; then
+		echo "PASS: checkpatch/$f"
+	else
+		echo "FAIL: checkpatch/$f: $(printf '%s' "$out" | head -n 3 | sed "s|$top/||" | tr '\n' ' ')"
+	fi
+done < <(cd "$top" && find kernel-ext -name '*.[ch]' | sort)
+
+while read -r p; do
+	out=$(perl "$checkpatch" --no-tree --strict --terse --show-types "$top/patches/$p" 2>&1 |
+		grep -E ': (ERROR|WARNING|CHECK):')
+	if [ -z "$out" ]; then
+		echo "PASS: checkpatch/patches/$p"
+	else
+		echo "FAIL: checkpatch/patches/$p: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+done < <(sed '/^#/d; /^$/d' "$top/patches/series")
+
+if [ ! -f "$objdir/.config" ]; then
+	echo "FAIL: kernel/ktau W=1 sparse: no configured kernel in $objdir (run 'make kernel')"
+	exit 0
+fi
+if ! command -v sparse >/dev/null; then
+	echo "FAIL: kernel/ktau W=1 sparse: sparse is not installed (run 'make deps')"
+	exit 0
+fi
+# C=2 checks every file whether or not it needs rebuilding.
+out=$(make -s -C "$tree" O="$objdir" -j"$(nproc)" W=1 C=2 kernel/ktau/ 2>&1 |
+	grep -E 'warning|error' | grep -v '^make')
+if [ -z "$out" ]; then
+	echo "PASS: kernel/ktau W=1 sparse"
+else
+	echo "FAIL: kernel/ktau W=1 sparse: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+fi

@@ -1,0 +1,60 @@
+#!/bin/bash
+# `make check`: every test of the project, then one summary line.
+#
+# Each phase prints `PASS: name` / `FAIL: name: why` lines; a phase that
+# cannot even build reports one FAIL for itself.  The whole log is kept in
+# build/check.log.  Exit status: 0 when nothing failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+log=$BUILD/check.log
+mkdir -p "$BUILD"
+: > "$log"
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+say() { printf '==> %s\n' "$*" | tee -a "$log"; }
+
+# run NAME CMD...: run a phase, keep its PASS/FAIL lines, fail it if the
+# command fails without having reported a FAIL itself.
+run() {
+	local name=$1 out rc
+	shift
+	say "$name"
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" >> "$log"
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL): ' | tee -a "$results"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL: '; then
+		printf 'FAIL: %s: exited %d; last lines:\n' "$name" "$rc" | tee -a "$results"
+		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    /'
+	fi
+	return 0
+}
+
+run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
+run "kernel style (checkpatch --strict)" "$top/scripts/check-kernel-style.sh"
+run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
+run "kernel build" make -s -C "$top" kernel
+run "user build" make -s -C "$top" initramfs
+if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
+	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \
+		--kernel "$BUILD/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+		--timeout "${GUEST_TIMEOUT:-300}" --log "$BUILD/qemu-check.log"
+else
+	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
+fi
+
+passed=$(grep -c '^PASS: ' "$results")
+failed=$(grep -c '^FAIL: ' "$results")
+if [ "$failed" -gt 0 ]; then
+	echo
+	echo "failed:"
+	grep '^FAIL: ' "$results" | sed 's/^/  /'
+fi
+echo "full log: $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

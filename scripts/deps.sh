@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian packages that building and testing ktau need.
+# A no-op when everything is there; uses sudo when not root.
+set -eu
+
+# Build: the kernel's own build dependencies, plus the tarball.
+# Test: QEMU, a static busybox for the guest, checkers of our output.
+pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind libc6-dev"
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "==> dependencies: all installed"
+	exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=
+elif command -v sudo >/dev/null 2>&1; then
+	sudo=sudo
+else
+	echo "deps: need root (or sudo) to install:$missing" >&2
+	exit 1
+fi
+echo "==> installing:$missing"
+$sudo apt-get update -q
+# shellcheck disable=SC2086 # a list of package names
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host self-test of the guest tests' reader (ktr.c): `make -C tests/guest selftest`. */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <string.h>
+
+static const char doc_example[] =
+	"ktau-profile 1\n"
+	"tsc_khz 2899999\n"
+	"scope process\n"
+	"columns func ctx fid name group calls incl_cycles excl_cycles\n"
+	"columns edge ctx parent_fid parent fid name calls incl_cycles excl_cycles\n"
+	"columns event ctx fid name count min max sum sumsq\n"
+	"task kind=process pid=412 tid=412 comm=getpid_test threads=1 exited_threads=0 dropped=0\n"
+	"func 0 39 getpid syscall 1000 231000 231000\n"
+	"func 0 0 read syscall 500 180500 172000\n"
+	"edge 0 0 read 470 page_fault 2 8500 8500\n"
+	"event 0 480 read_bytes 500 16 16 8000 128000\n"
+	"task kind=children pid=412 tid=0 comm=- processes=0 dropped=0\n"
+	"end\n";
+
+/* columns reordered, an unknown record keyword, an unknown task key, ctx != 0 */
+static const char reordered[] =
+	"ktau-profile 1\n"
+	"tsc_khz 1000\n"
+	"scope thread\n"
+	"columns func fid name group ctx calls incl_cycles excl_cycles extra\n"
+	"future-header x y\n"
+	"task kind=thread pid=5 tid=6 comm=a newkey=7\n"
+	"func 39 getpid syscall 0 10 100 90 123\n"
+	"func 39 getpid syscall 3 5 50 45 123\n"
+	"future-record 1 2 3\n"
+	"end\n";
+
+static const char *const bad[] = {
+	"",							/* empty */
+	"ktau-profile 1\ntsc_khz 1\nscope process\n",		/* no end */
+	"ktau-profile 1\ntsc_khz 1\nscope process\nend",	/* no newline */
+	"ktau-profile 2\ntsc_khz 1\nscope process\nend\n",	/* version */
+	"ktau-profile 1\nscope process\nend\n",			/* no tsc_khz */
+	"ktau-profile 1\ntsc_khz 1\nend\n",			/* no scope */
+	"ktau-profile 1\ntsc_khz 1\nscope process\nfunc 0 39 getpid syscall 1 2 2\nend\n",
+	"ktau-profile 1\ntsc_khz 1\nscope process\ntask kind=process pid=1 tid=1\n"
+		"func 0 39 getpid syscall 1 2\nend\n",		/* short func */
+	"ktau-profile 1\ntsc_khz 1\nscope process\ntask kind=process pid=1 tid=1\n"
+		"func 0 39 getpid syscall -1 2 2\nend\n",	/* negative */
+	"ktau-profile 1\ntsc_khz 1\nscope process\ntask kind=process pid=1 tid=1\n"
+		"func 0 39 getpid syscall 1 2 2\nend\nfunc 0 1 write syscall 1 1 1\n",
+	"ktau-profile 1\ntsc_khz 1\nscope process\ntask kind=bogus pid=1 tid=1\nend\n",
+	"ktau-profile 1\ntsc_khz 1\nscope process\n\nend\n",	/* empty line */
+	"ktau-profile 1\ntsc_khz 1\nscope process\ntask kind=process pid=1 tid=1\n"
+		"func 0 39 getpid syscall 99999999999999999999 2 2\nend\n",	/* overflow */
+};
+
+int main(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	struct ktr_fmap m;
+	char err[256], check[32];
+	uint64_t c, i, e;
+	const char *fmap_text = "ktau-functions 1\ncolumns fid group name\n0 syscall read\n"
+				"1 syscall write\n39 syscall getpid\n";
+
+	ktr_init("ktr");
+	if (ktr_check(ktr_parse(doc_example, strlen(doc_example), &p, err, sizeof(err)) == 0,
+		      "doc-example", "%s", err)) {
+		b = ktr_block_kind(&p, "process", 0);
+		ktr_func(b, "getpid", &c, &i, &e);
+		ktr_check(p.tsc_khz == 2899999 && !strcmp(p.scope, "process") && p.nblocks == 2 &&
+			  b && b->pid == 412 && b->threads == 1 && b->dropped == 0 && c == 1000 &&
+			  i == 231000 && e == 231000 && b->nedges == 1 && b->nevents == 1 &&
+			  b->edges[0].parent_fid == 0 && b->edges[0].fid == 470 &&
+			  !strcmp(b->edges[0].name, "page_fault") && b->edges[0].calls == 2 &&
+			  ktr_block_kind(&p, "children", 0)->processes == 0,
+			  "doc-example-values", "values differ");
+		ktr_free(&p);
+	}
+	if (ktr_check(ktr_parse(reordered, strlen(reordered), &p, err, sizeof(err)) == 0,
+		      "reordered", "%s", err)) {
+		b = ktr_block_kind(&p, "thread", 0);
+		ktr_check(ktr_func(b, "getpid", &c, &i, &e) == 2 && c == 15 && i == 150 && e == 135 &&
+			  b->funcs[1].ctx == 3 && b->tid == 6, "reordered-values",
+			  "calls %lu incl %lu excl %lu", (unsigned long)c, (unsigned long)i,
+			  (unsigned long)e);
+		ktr_free(&p);
+	}
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		snprintf(check, sizeof(check), "rejects-%zu", k);
+		if (!ktr_check(ktr_parse(bad[k], strlen(bad[k]), &p, err, sizeof(err)) != 0, check,
+			       "accepted: %s", bad[k]))
+			ktr_free(&p);
+	}
+	if (ktr_check(ktr_parse_functions(fmap_text, strlen(fmap_text), &m, err, sizeof(err)) == 0,
+		      "functions", "%s", err)) {
+		ktr_check(m.n == 3 && ktr_fmap_name(&m, "getpid")->fid == 39 &&
+			  !strcmp(ktr_fmap_fid(&m, 1)->name, "write"), "functions-values",
+			  "n=%zu", m.n);
+		ktr_fmap_free(&m);
+	}
+	ktr_check(ktr_parse_functions("ktau-profile 1\n", 15, &m, err, sizeof(err)) != 0,
+		  "functions-rejects", "accepted a profile as a function map");
+	return ktr_exit();
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs every guest test (t_* next to this script) and relays its lines:
+#   PASS: <test>/<check>
+#   FAIL: <test>/<check>: <reason>
+#   INFO: ...            (not a check)
+# A test that exits non-zero without a FAIL line, prints no result line, or
+# runs longer than TEST_TIMEOUT seconds gets a FAIL line of its own.
+# busybox sh compatible.  Usage: run-all.sh [TEST...]   (names without t_)
+
+dir=$(cd "$(dirname "$0")" && pwd)
+TEST_TIMEOUT=${TEST_TIMEOUT:-60}
+tmp=${TMPDIR:-/tmp}
+pass=0
+fail=0
+
+if [ $# -gt 0 ]; then
+	tests=
+	for n in "$@"; do tests="$tests $dir/t_${n#t_}"; done
+else
+	tests=$(ls "$dir"/t_* 2>/dev/null)
+fi
+
+for t in $tests; do
+	name=${t##*/}
+	name=${name#t_}
+	if [ ! -x "$t" ]; then
+		echo "FAIL: $name/present: $t is missing or not executable"
+		fail=$((fail + 1))
+		continue
+	fi
+	out=$tmp/ktau-guest.$name.out
+	# run from a neutral directory; stdin from /dev/null
+	(cd / && exec timeout "$TEST_TIMEOUT" "$t") </dev/null >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	np=$(grep -c '^PASS: ' "$out")
+	nf=$(grep -c '^FAIL: ' "$out")
+	if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
+		if [ "$rc" -ge 124 ] && [ "$rc" -le 143 ] && [ "$rc" -ne 134 ] && [ "$rc" -ne 139 ]; then
+			why="killed or timed out after ${TEST_TIMEOUT}s? (exit status $rc)"
+		else
+			why="exit status $rc without a FAIL line (crashed?)"
+		fi
+		echo "FAIL: $name/exit: $why"
+		nf=$((nf + 1))
+	elif [ $((np + nf)) -eq 0 ]; then
+		echo "FAIL: $name/output: no PASS/FAIL line (exit status $rc)"
+		nf=1
+	fi
+	pass=$((pass + np))
+	fail=$((fail + nf))
+	rm -f "$out"
+done
+echo "INFO: guest tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

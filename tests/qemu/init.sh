@@ -1,0 +1,97 @@
+#!/bin/sh
+# /init of the ktau test initramfs (installed by tests/qemu/mkinitramfs.sh).
+#
+# Mode, from the kernel command line `ktaumode=check|demo|shell` (an unknown
+# parameter: the kernel passes it to init in the environment), else
+# /etc/ktau-mode, else check:
+#   check  run /guest/run-all.sh (every guest test; PASS:/FAIL: lines)
+#   demo   run /demo.sh
+#   shell  an interactive shell on the console
+# Then print KTAU-GUEST-DONE and power off (reboot -f; QEMU runs with -no-reboot).
+# A virtio-9p share tagged `hostshare`, if there is one, is mounted at
+# /mnt/host; results.txt and dmesg.txt are copied there at the end.
+
+export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root TERM="${TERM:-linux}"
+umask 022
+
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# stdio on the console, even if the kernel could not open one for us
+[ -c /dev/console ] && exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm 2>/dev/null
+
+mode=${ktaumode:-}
+if [ -z "$mode" ]; then
+	for w in $(cat /proc/cmdline); do
+		case "$w" in ktaumode=*) mode=${w#ktaumode=} ;; esac
+	done
+fi
+[ -z "$mode" ] && [ -r /etc/ktau-mode ] && mode=$(cat /etc/ktau-mode)
+[ -z "$mode" ] && mode=check
+
+share=
+mkdir -p /mnt/host
+if grep -qs '^hostshare$' /sys/bus/virtio/drivers/9pnet_virtio/virtio*/mount_tag 2>/dev/null ||
+   grep -qs hostshare /sys/bus/virtio/devices/virtio*/mount_tag 2>/dev/null; then
+	if mount -t 9p -o trans=virtio,version=9p2000.L hostshare /mnt/host 2>/dev/null; then
+		share=/mnt/host
+	else
+		echo "INFO: init: 9p share 'hostshare' present but mount failed"
+	fi
+fi
+
+echo "KTAU-GUEST-START mode=$mode kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) share=${share:-none}"
+echo "INFO: init: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null), cpu flags:$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'tsc|constant_tsc|nonstop_tsc|tsc_reliable|tsc_known_freq' | tr '\n' ' ' | sed 's/^/ /')"
+[ -r /proc/ktau/control ] && echo "INFO: init: /proc/ktau/control: $(head -n 1 /proc/ktau/control)"
+
+rc=0
+case "$mode" in
+check)
+	if [ -x /guest/run-all.sh ]; then
+		/guest/run-all.sh 2>&1 | tee /tmp/results.txt
+		grep -q '^FAIL: ' /tmp/results.txt && rc=1
+	else
+		echo "FAIL: init/run-all: /guest/run-all.sh missing from the initramfs"
+		rc=1
+	fi
+	# kernel splats that did not reach the console (low console loglevel)
+	if dmesg >/tmp/dmesg.txt 2>/dev/null; then
+		grep -E 'BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault' \
+			/tmp/dmesg.txt | sed 's/^/KMSG: /'
+	fi
+	;;
+demo)
+	if [ -f /demo.sh ]; then
+		sh /demo.sh
+		rc=$?
+	else
+		echo "INFO: init: no /demo.sh in this initramfs"
+		rc=1
+	fi
+	;;
+shell)
+	echo "ktau test guest: busybox shell; 'exit' powers off"
+	setsid cttyhack sh -l
+	;;
+*)
+	echo "FAIL: init/mode: unknown ktaumode '$mode' (check, demo, shell)"
+	rc=1
+	;;
+esac
+
+if [ -n "$share" ]; then
+	[ -f /tmp/results.txt ] && cp /tmp/results.txt "$share/results.txt"
+	dmesg >"$share/dmesg.txt" 2>/dev/null
+	sync
+	umount "$share" 2>/dev/null
+fi
+echo "KTAU-GUEST-DONE mode=$mode status=$rc"
+sync
+reboot -f
+# not reached; never let init exit (that panics)
+while :; do sleep 1; done

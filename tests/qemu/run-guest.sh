@@ -1,0 +1,202 @@
+#!/bin/bash
+# Boots the ktau kernel in QEMU (TCG, no KVM needed) with the test initramfs,
+# captures the serial console and checks it.
+#
+#   tests/qemu/run-guest.sh [options]
+#
+#   -b, --build DIR      USER_BUILD  user-space build dir (default <repo>/build/user;
+#                                 the environment's BUILD, the top dir, is not used)
+#   -k, --kernel FILE    KERNEL   kernel image (default BUILD/../bzImage)
+#   -i, --initrd FILE    INITRD   initramfs (default BUILD/../initramfs.cpio.gz,
+#                                 (re)built by mkinitramfs.sh when missing or stale)
+#   -m, --mode MODE      MODE     check | demo | shell (default check)
+#   -t, --timeout SECS   TIMEOUT  hard limit for the whole run (default 120)
+#   -s, --share DIR      SHARE    host dir shared over virtio-9p as `hostshare`
+#                                 (guest: /mnt/host; gets results.txt, dmesg.txt)
+#   -l, --log FILE       LOG      console log, CRs stripped (default BUILD/../qemu-MODE.log)
+#   -a, --append ARGS    APPEND   extra kernel command line arguments, after
+#                                 "console=ttyS0 panic=-1 tsc=reliable ktaumode=MODE"
+#   -v, --verbose        VERBOSE=1  copy the console to stderr while it runs
+#       --check-log FILE          only check an existing console log
+#   Environment only: QEMU (qemu-system-x86_64), QEMU_CPU (max,vendor=GenuineIntel),
+#   QEMU_MEM (512M), QEMU_SMP (2: N CPUs as N sockets; or a full -smp value),
+#   QEMU_EXTRA (more QEMU arguments, word-split).
+#
+# Prints to stdout every `PASS: ...` / `FAIL: ...` line of the guest, then
+#   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat
+#   PASS|FAIL: guest-completed    the guest reached KTAU-GUEST-DONE (no timeout/crash)
+# Exit status: 0 when no FAIL line was printed, 1 otherwise, 2 on bad usage.
+# In shell mode QEMU runs interactively on this terminal (Ctrl-A X quits) and
+# nothing is checked.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+usage() { sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit "${1:-2}"; }
+
+BUILD=${USER_BUILD:-$repo/build/user}
+KERNEL=${KERNEL:-}
+INITRD=${INITRD:-}
+MODE=${MODE:-check}
+TIMEOUT=${TIMEOUT:-120}
+SHARE=${SHARE:-}
+LOG=${LOG:-}
+APPEND=${APPEND:-}
+VERBOSE=${VERBOSE:-}
+QEMU=${QEMU:-qemu-system-x86_64}
+# TCG's `max` CPU says AuthenticAMD without invtsc: Linux then marks the TSC
+# unstable on SMP.  As GenuineIntel family 15 it gets constant_tsc and the
+# TSC clocksource (TCG's TSC follows the host clock, synchronised across CPUs).
+QEMU_CPU=${QEMU_CPU:-max,vendor=GenuineIntel}
+QEMU_MEM=${QEMU_MEM:-512M}
+QEMU_SMP=${QEMU_SMP:-2}
+QEMU_EXTRA=${QEMU_EXTRA:-}
+CHECK_ONLY=
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-b|--build) BUILD=${2:?"missing value for $1"}; shift ;;
+	-k|--kernel) KERNEL=${2:?"missing value for $1"}; shift ;;
+	-i|--initrd) INITRD=${2:?"missing value for $1"}; shift ;;
+	-m|--mode) MODE=${2:?"missing value for $1"}; shift ;;
+	-t|--timeout) TIMEOUT=${2:?"missing value for $1"}; shift ;;
+	-s|--share) SHARE=${2:?"missing value for $1"}; shift ;;
+	-l|--log) LOG=${2:?"missing value for $1"}; shift ;;
+	-a|--append) APPEND=${2:?"missing value for $1"}; shift ;;
+	-v|--verbose) VERBOSE=1 ;;
+	--check-log) CHECK_ONLY=${2:?"missing value for $1"}; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "run-guest: unknown argument '$1'" >&2; usage 2 ;;
+	esac
+	shift || usage 2
+done
+
+# Splats that make a run fail (matched anywhere in a line).
+BAD_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault'
+DONE_MARK=KTAU-GUEST-DONE
+
+nfail=0
+npass=0
+result() {	# result PASS|FAIL line...
+	echo "$*"
+	case "$1" in PASS:) npass=$((npass + 1)) ;; FAIL:) nfail=$((nfail + 1)) ;; esac
+}
+
+# check_log LOG QEMU_STATUS ELAPSED
+check_log() {
+	local log=$1 qrc=${2:-0} elapsed=${3:-?} line bad why
+	# the guest's result lines (unanchored: the console may glue escape codes in front)
+	while IFS= read -r line; do
+		result "${line%% *}" "${line#* }"
+	done < <(grep -aoE '(PASS|FAIL): .*' "$log")
+	grep -aoE 'INFO: .*' "$log" >&2
+	if [ "$MODE" = check ] && [ "$npass" -eq 0 ] && [ "$nfail" -eq 0 ]; then
+		result FAIL: "guest-results: no PASS/FAIL line from the guest tests"
+	fi
+
+	bad=$(grep -aE -m1 "$BAD_RE" "$log")
+	if [ -n "$bad" ]; then
+		result FAIL: "kernel-log-clean: $bad"
+	else
+		result PASS: kernel-log-clean
+	fi
+
+	if grep -aq "$DONE_MARK" "$log"; then
+		result PASS: guest-completed
+	else
+		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+			why="timeout after ${TIMEOUT} s"
+		elif [ "$qrc" = none ]; then
+			why="no $DONE_MARK in the log"
+		else
+			why="QEMU exited with status $qrc after ${elapsed} s without $DONE_MARK (crash, panic or init died?)"
+		fi
+		result FAIL: "guest-completed: $why"
+		echo "run-guest: last 20 lines of $log:" >&2
+		tail -n 20 "$log" | sed 's/^/  | /' >&2
+	fi
+}
+
+if [ -n "$CHECK_ONLY" ]; then
+	[ -r "$CHECK_ONLY" ] || { echo "run-guest: cannot read $CHECK_ONLY" >&2; exit 2; }
+	check_log "$CHECK_ONLY" none
+	echo "run-guest: $CHECK_ONLY: $npass passed, $nfail failed" >&2
+	[ "$nfail" -eq 0 ]
+	exit
+fi
+
+case "$MODE" in check|demo|shell) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
+case "$TIMEOUT" in ''|*[!0-9]*) echo "run-guest: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
+KERNEL=${KERNEL:-$BUILD/../bzImage}
+LOG=${LOG:-$BUILD/../qemu-$MODE.log}
+
+if [ ! -r "$KERNEL" ]; then
+	result FAIL: "guest-boot: no kernel image at $KERNEL (make kernel)"
+	exit 1
+fi
+command -v "$QEMU" >/dev/null || { result FAIL: "guest-boot: $QEMU not found (apt-get install qemu-system-x86)"; exit 1; }
+
+if [ -z "$INITRD" ]; then
+	INITRD=$BUILD/../initramfs.cpio.gz
+	stale=
+	if [ ! -e "$INITRD" ]; then
+		stale=1
+	else
+		for src in "$BUILD/bin" "$BUILD/guest" "$BUILD/demo.sh" "$BUILD/rootfs-extra" \
+			"$here/init.sh" "$here/mkinitramfs.sh"; do
+			[ -e "$src" ] || continue
+			if [ -n "$(find "$src" -newer "$INITRD" -print -quit)" ]; then
+				stale=1
+				break
+			fi
+		done
+	fi
+	if [ -n "$stale" ]; then
+		"$here/mkinitramfs.sh" "$BUILD" "$INITRD" "$MODE" ||
+			{ result FAIL: "guest-boot: building the initramfs failed"; exit 1; }
+	fi
+fi
+[ -r "$INITRD" ] || { result FAIL: "guest-boot: no initramfs at $INITRD"; exit 1; }
+
+# SeaBIOS's MP table lists one CPU per socket; without ACPI that is all the
+# kernel sees: give each CPU its own socket.
+case "$QEMU_SMP" in
+*,*) smp=$QEMU_SMP ;;
+*) smp="$QEMU_SMP,sockets=$QEMU_SMP,cores=1,threads=1" ;;
+esac
+# tsc=reliable: TCG's TSC follows the host clock and is fine, but the kernel's
+# clocksource watchdog compares it with jiffies (no HPET/ACPI PM timer in a
+# tinyconfig kernel), which lose ticks under emulation, and would mark the TSC
+# unstable a second after boot.
+cmdline="console=ttyS0 panic=-1 tsc=reliable ktaumode=$MODE${APPEND:+ $APPEND}"
+qemu=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
+	-machine pc -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
+	-serial mon:stdio
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline")
+if [ -n "$SHARE" ]; then
+	mkdir -p "$SHARE" || exit 2
+	qemu+=(-virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hs")
+fi
+# shellcheck disable=SC2206
+[ -n "$QEMU_EXTRA" ] && qemu+=($QEMU_EXTRA)
+
+if [ "$MODE" = shell ]; then
+	echo "run-guest: interactive shell; Ctrl-A X quits QEMU" >&2
+	exec "${qemu[@]}"
+fi
+
+mkdir -p "$(dirname "$LOG")"
+[ "$MODE" = demo ] && VERBOSE=${VERBOSE:-1}
+start=$(date +%s)
+if [ -n "$VERBOSE" ]; then
+	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$LOG" >&2
+else
+	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' >"$LOG"
+fi
+qrc=${PIPESTATUS[0]}
+elapsed=$(( $(date +%s) - start ))
+
+check_log "$LOG" "$qrc" "$elapsed"
+echo "run-guest: mode $MODE, ${elapsed} s, QEMU status $qrc: $npass passed, $nfail failed (log: $LOG)" >&2
+[ "$nfail" -eq 0 ]

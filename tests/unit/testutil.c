@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err)
+{
+	return ktau_profile_parse(text, strlen(text), err);
+}
+
+struct ktau_functions *parse_functions_str(const char *text, struct ktau_parse_error *err)
+{
+	return ktau_functions_parse(text, strlen(text), err);
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, used = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - used < 4096) {
+			char *p = realloc(buf, cap + 65536);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		size_t n = fread(buf + used, 1, cap - used - 1, f);
+
+		used += n;
+		if (!n)
+			break;
+	}
+	fclose(f);
+	buf[used] = '\0';
+	if (len)
+		*len = used;
+	return buf;
+}
+
+char *make_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *path;
+
+	if (asprintf(&path, "%s/ktau-unit-XXXXXX", base && *base ? base : "/tmp") < 0)
+		return NULL;
+	if (!mkdtemp(path)) {
+		free(path);
+		return NULL;
+	}
+	/* other users (the EACCES test drops to nobody) must reach into it */
+	chmod(path, 0755);
+	return path;
+}
+
+static int mkdirs(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int make_tree_dir(const char *dir, const char *rel)
+{
+	char *path;
+	int ret;
+
+	if (asprintf(&path, "%s/%s", dir, rel) < 0)
+		return -ENOMEM;
+	ret = mkdirs(path);
+	free(path);
+	return ret;
+}
+
+int write_tree_file(const char *dir, const char *rel, const char *text)
+{
+	char *path, *slash;
+	FILE *f;
+	int ret = 0;
+
+	if (asprintf(&path, "%s/%s", dir, rel) < 0)
+		return -ENOMEM;
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	ret = mkdirs(path);
+	*slash = '/';
+	if (!ret) {
+		f = fopen(path, "w");
+		if (!f)
+			ret = -errno;
+		else if (fputs(text, f) < 0 || fclose(f))
+			ret = -EIO;
+	}
+	free(path);
+	return ret;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void remove_tree(const char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int append(char **buf, size_t *len, const char *data, size_t n)
+{
+	char *p = realloc(*buf, *len + n + 1);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p + *len, data, n);
+	*len += n;
+	p[*len] = '\0';
+	*buf = p;
+	return 0;
+}
+
+int run_program(char *const argv[], char *const env_add[], struct run_result *r)
+{
+	int out_pipe[2], err_pipe[2], status;
+	size_t out_len = 0, err_len = 0;
+	struct pollfd fds[2];
+	int open_fds = 2;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->out = calloc(1, 1);
+	r->err = calloc(1, 1);
+	if (!r->out || !r->err || pipe(out_pipe) || pipe(err_pipe))
+		return -errno;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(out_pipe[1], 1);
+		dup2(err_pipe[1], 2);
+		close(out_pipe[0]);
+		close(err_pipe[0]);
+		for (; env_add && *env_add; env_add++)
+			putenv(*env_add);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	fds[0] = (struct pollfd){ .fd = out_pipe[0], .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = err_pipe[0], .events = POLLIN };
+	while (open_fds) {
+		int i;
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			char buf[4096];
+			ssize_t n;
+
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			n = read(fds[i].fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			if (i == 0)
+				append(&r->out, &out_len, buf, (size_t)n);
+			else
+				append(&r->err, &err_len, buf, (size_t)n);
+		}
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+void run_result_free(struct run_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Copies line [start, end) into buf with runs of blanks squeezed to one. */
+static void squeeze(const char *start, const char *end, char *buf, size_t size)
+{
+	char *w = buf;
+
+	for (; start < end && (size_t)(w - buf) < size - 1; start++) {
+		if (*start == ' ' && (w == buf || w[-1] == ' '))
+			continue;
+		*w++ = *start;
+	}
+	if (w > buf && w[-1] == ' ')
+		w--;
+	*w = '\0';
+}
+
+const char *line_starting(const char *text, const char *prefix, char *buf, size_t size)
+{
+	size_t n = strlen(prefix);
+
+	while (*text) {
+		const char *end = strchr(text, '\n');
+
+		if (!end)
+			end = text + strlen(text);
+		squeeze(text, end, buf, size);
+		if (!strncmp(buf, prefix, n))
+			return buf;
+		text = *end ? end + 1 : end;
+	}
+	return NULL;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Helpers the tests share: parsing literals, temporary trees, running tools. */
+#ifndef KTAU_TESTUTIL_H
+#define KTAU_TESTUTIL_H
+
+#include <stddef.h>
+
+#include <ktau.h>
+
+/* ktau_profile_parse() of a C string. */
+struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err);
+struct ktau_functions *parse_functions_str(const char *text,
+					   struct ktau_parse_error *err);
+
+/* A whole file as a NUL-terminated malloc()ed string, or NULL. */
+char *slurp(const char *path, size_t *len);
+
+/* mkdtemp() under $TMPDIR; the path is malloc()ed. NULL on failure. */
+char *make_tmpdir(void);
+/* Creates dir/rel (and its parent directories) holding text; 0 or -errno. */
+int write_tree_file(const char *dir, const char *rel, const char *text);
+/* Creates dir/rel as a directory (with parents); 0 or -errno. */
+int make_tree_dir(const char *dir, const char *rel);
+/* rm -rf, for cleaning up a make_tmpdir(). */
+void remove_tree(const char *dir);
+
+struct run_result {
+	int status;	/* exit status, or 128 + signal */
+	char *out;	/* stdout, NUL-terminated */
+	char *err;	/* stderr, NUL-terminated */
+};
+
+/* Runs argv (argv[0] a path) with extra "NAME=value" environment entries
+ * (NULL-terminated list, may be NULL); 0 or -errno. */
+int run_program(char *const argv[], char *const env_add[], struct run_result *r);
+void run_result_free(struct run_result *r);
+
+/* The first line of text that starts with prefix once runs of blanks are
+ * squeezed to one space (the squeezed line is copied to buf); NULL if none. */
+const char *line_starting(const char *text, const char *prefix, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Text tables of a profile block, shared by the ktau command-line tools. */
+#ifndef KTAU_TOOLS_PROFILE_TABLE_H
+#define KTAU_TOOLS_PROFILE_TABLE_H
+
+#include <stdio.h>
+
+#include <ktau.h>
+
+/* One comment line naming the block: kind, pid, tid, comm and its counts. */
+void print_block_header(FILE *out, const struct ktau_profile *p,
+			const struct ktau_block *b);
+/* The flat profile, sorted by exclusive time; 0 or -ENOMEM. */
+int print_flat_table(FILE *out, const struct ktau_profile *p,
+		     const struct ktau_block *b);
+/* Caller => callee edges, sorted by inclusive time; 0 or -ENOMEM. */
+int print_callgraph(FILE *out, const struct ktau_profile *p,
+		    const struct ktau_block *b);
+/* Atomic events, in file order. */
+void print_events(FILE *out, const struct ktau_block *b);
+
+#endif
