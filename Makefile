@@ -41,6 +41,7 @@ lib:
 tools: lib
 	@echo '==> building tools'
 	@$(MAKE) -s -C tools BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C paraprof-export BUILD=$(USER_BUILD)
 
 guest-tests:
 	@echo '==> building guest tests'

@@ -36,9 +36,9 @@ run() {
 
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
-run "kernel style (checkpatch --strict)" "$top/scripts/check-kernel-style.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 run "kernel build" make -s -C "$top" kernel
+run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel-style.sh"
 run "user build" make -s -C "$top" initramfs
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \

@@ -6,7 +6,7 @@ set -eu
 # Build: the kernel's own build dependencies, plus the tarball.
 # Test: QEMU, a static busybox for the guest, checkers of our output.
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
-linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind libc6-dev"
+linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev"
 
 missing=
 for p in $pkgs; do

@@ -305,6 +305,191 @@ KTAU_API const struct ktau_function *ktau_functions_find_fid(const struct ktau_f
 KTAU_API const struct ktau_function *ktau_functions_find_name(const struct ktau_functions *map,
 							      const char *name);
 
+/* ---- profile model and exporters -------------------------------------- */
+
+/*
+ * A profile model: what the exporters write, built from kernel profile
+ * blocks or by hand (the user-level profiler). Per thread, identified by
+ * TAU's (node, context, thread) triple and a free-form label:
+ *   - routines, keyed by name: group, calls, subroutine calls (calls this
+ *     routine made to other profiled routines), inclusive and exclusive time;
+ *   - callpaths, keyed by their names from root to leaf (depth >= 2):
+ *     calls, subroutine calls, inclusive and exclusive time of the leaf while
+ *     called along that path (TAU's `a => b => c` entries);
+ *   - atomic events (TAU "user events"): count, min, max, sum, sum of squares;
+ *   - metadata: name/value pairs (written into TAU's metadata and JSON).
+ *
+ * Times are integer nanoseconds (exact sums in every format; TAU files get
+ * microseconds as ns / 1000).
+ *
+ * Names, groups, labels and metadata are normalised when they enter the
+ * model, so every exporter can write them as they are: leading and trailing
+ * blanks go, control characters become spaces and runs of spaces one space,
+ * '"' becomes '\'', bytes >= 0x80 become '?'. Routine names and callpath
+ * elements must be non-empty and must not contain "=>" (EINVAL).
+ *
+ * Adding a routine, callpath or event whose (normalised) name exists sums
+ * into it: counts and times add (EOVERFLOW, nothing changed, if a sum does
+ * not fit in 64 bits), event min/max combine. A routine added with a NULL
+ * group keeps the group it has, or gets "TAU_DEFAULT" when new. Adding a
+ * callpath creates a zero flat routine for each element that has none yet,
+ * so every callpath element has its flat entry.
+ *
+ * Record pointers (struct ktau_model_routine etc.) stay valid until the
+ * thread they belong to is modified or the model is freed.
+ */
+struct ktau_model;
+struct ktau_model_thread;
+
+struct ktau_model_routine {
+	const char *name;
+	const char *group;	/* e.g. "TAU_KERNEL_MERGE | KTAU_SYSCALL" */
+	uint64_t calls;
+	uint64_t subrs;
+	uint64_t incl_ns;
+	uint64_t excl_ns;
+};
+
+struct ktau_model_callpath {
+	const char *name;	/* the elements joined with " => " */
+	const char *const *path;	/* depth elements, root first */
+	size_t depth;
+	uint64_t calls;
+	uint64_t subrs;
+	uint64_t incl_ns;
+	uint64_t excl_ns;
+};
+
+struct ktau_model_event {
+	const char *name;
+	uint64_t count;
+	double min;
+	double max;
+	double sum;
+	double sumsq;
+};
+
+struct ktau_model_metadata {
+	const char *name;
+	const char *value;
+};
+
+KTAU_API struct ktau_model *ktau_model_new(void);
+KTAU_API void ktau_model_free(struct ktau_model *m);
+
+/*
+ * Appends a thread; label may be NULL ("node N context C thread T").
+ * NULL with errno EEXIST if the model has that (node, context, thread),
+ * EINVAL or ENOMEM.
+ */
+KTAU_API struct ktau_model_thread *ktau_model_add_thread(struct ktau_model *m,
+							 unsigned int node,
+							 unsigned int context,
+							 unsigned int thread,
+							 const char *label);
+/* name must be non-empty; value may be empty. A repeated name is kept twice. */
+KTAU_API int ktau_model_add_metadata(struct ktau_model_thread *t,
+				     const char *name, const char *value);
+KTAU_API int ktau_model_add_routine(struct ktau_model_thread *t,
+				    const char *name, const char *group,
+				    uint64_t calls, uint64_t subrs,
+				    uint64_t incl_ns, uint64_t excl_ns);
+/* depth >= 2 (a one-element path is a routine: EINVAL). */
+KTAU_API int ktau_model_add_callpath(struct ktau_model_thread *t,
+				     const char *const *path, size_t depth,
+				     uint64_t calls, uint64_t subrs,
+				     uint64_t incl_ns, uint64_t excl_ns);
+/* Values must be finite (EINVAL); count 0 is accepted and never written. */
+KTAU_API int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
+				  uint64_t count, double min, double max,
+				  double sum, double sumsq);
+
+/*
+ * Adds block `index` of a kernel profile as thread (node, context, thread),
+ * labelled "<kind> pid P tid T <comm>", following TAU's KTAU merge naming:
+ * a `func` of group syscall becomes routine "sys_<name>()", any other
+ * "<name>()"; groups "TAU_KERNEL_MERGE | KTAU_SYSCALL" (syscall), KTAU_BH
+ * (softirq), KTAU_IRQ, KTAU_SCHEDULE (sched), KTAU_EXCEPTION, KTAU_KERNEL
+ * (kernel) or KTAU_<GROUP> for a group this library does not know. Each
+ * `edge` becomes callpath "parent => child", and adds its calls to the
+ * parent's subrs. Events keep their names. Cycles become nanoseconds with
+ * the profile's tsc_khz (EINVAL when it is 0). Records of all user contexts
+ * (ctx) are summed. Metadata: the block's kind, pid, tid, comm, tsc_khz,
+ * dropped. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
+ * EOVERFLOW or ENOMEM; the model is then unchanged.
+ */
+KTAU_API struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
+							const struct ktau_profile *p,
+							size_t index,
+							unsigned int node,
+							unsigned int context,
+							unsigned int thread);
+
+/* Reading a model. Index functions return NULL (errno ERANGE) past the end;
+ * find functions NULL (errno ENOENT) when absent. */
+KTAU_API size_t ktau_model_thread_count(const struct ktau_model *m);
+KTAU_API const struct ktau_model_thread *ktau_model_thread(const struct ktau_model *m,
+							   size_t index);
+KTAU_API unsigned int ktau_model_thread_node(const struct ktau_model_thread *t);
+KTAU_API unsigned int ktau_model_thread_context(const struct ktau_model_thread *t);
+KTAU_API unsigned int ktau_model_thread_id(const struct ktau_model_thread *t);
+KTAU_API const char *ktau_model_thread_label(const struct ktau_model_thread *t);
+
+KTAU_API size_t ktau_model_routine_count(const struct ktau_model_thread *t);
+KTAU_API const struct ktau_model_routine *ktau_model_routine(const struct ktau_model_thread *t,
+							     size_t index);
+KTAU_API const struct ktau_model_routine *ktau_model_find_routine(const struct ktau_model_thread *t,
+								  const char *name);
+KTAU_API size_t ktau_model_callpath_count(const struct ktau_model_thread *t);
+KTAU_API const struct ktau_model_callpath *ktau_model_callpath(const struct ktau_model_thread *t,
+							       size_t index);
+KTAU_API size_t ktau_model_event_count(const struct ktau_model_thread *t);
+KTAU_API const struct ktau_model_event *ktau_model_event(const struct ktau_model_thread *t,
+							 size_t index);
+KTAU_API size_t ktau_model_metadata_count(const struct ktau_model_thread *t);
+KTAU_API const struct ktau_model_metadata *ktau_model_metadata(const struct ktau_model_thread *t,
+							       size_t index);
+
+/*
+ * Writers. Numbers are written in the C locale whatever the program's
+ * locale. Files are written to a temporary name in the same directory and
+ * renamed into place (mode 0644), so a reader never sees half a file.
+ * 0 or a negative errno (EINVAL, EOVERFLOW: a value pprof's int64 cannot
+ * hold, or what creating/writing the file failed with).
+ *
+ * tau:       directory dir (created if missing, not its parents) with one
+ *            profile.<node>.<context>.<thread> per thread, as ParaProf reads.
+ * pprof:     profile.proto (perftools.profiles.Profile), uncompressed; sample
+ *            types calls/count and time/nanoseconds; one sample per stack
+ *            (see ktau-export(1) and docs/export-formats.md).
+ * callgrind: callgrind format, event "ns" (exclusive time as self cost).
+ * folded:    "label;root;...;leaf ns" lines for flamegraph.pl.
+ * json:      docs/json-schema.md.
+ */
+enum ktau_model_format {
+	KTAU_FORMAT_TAU = 1,
+	KTAU_FORMAT_PPROF,
+	KTAU_FORMAT_CALLGRIND,
+	KTAU_FORMAT_FOLDED,
+	KTAU_FORMAT_JSON,
+};
+
+KTAU_API int ktau_model_write_tau(const struct ktau_model *m, const char *dir);
+KTAU_API int ktau_model_write_pprof(const struct ktau_model *m, const char *path);
+KTAU_API int ktau_model_write_callgrind(const struct ktau_model *m, const char *path);
+KTAU_API int ktau_model_write_folded(const struct ktau_model *m, const char *path);
+KTAU_API int ktau_model_write_json(const struct ktau_model *m, const char *path);
+/* Any format: path is the directory for KTAU_FORMAT_TAU, else the file. */
+KTAU_API int ktau_model_write(const struct ktau_model *m,
+			      enum ktau_model_format format, const char *path);
+/* A single-file format to a stream (EINVAL for KTAU_FORMAT_TAU). */
+KTAU_API int ktau_model_write_stream(const struct ktau_model *m,
+				     enum ktau_model_format format, FILE *out);
+/* "tau", "pprof", "callgrind", "folded", "json" and back; -EINVAL / NULL
+ * (errno EINVAL) for anything else. */
+KTAU_API int ktau_model_format_from_name(const char *name);
+KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);
+
 #ifdef __cplusplus
 }
 #endif

@@ -710,3 +710,142 @@ void ktr_info(const char *what, const char *fmt, ...)
 			*c = ' ';
 	printf("INFO: %s/%s: %s\n", ktr_test, what, msg);
 }
+
+/* ---- additions for the softirq/irq/fault/sched/control tests ---- */
+
+int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,
+	     uint64_t *calls, uint64_t *incl, uint64_t *excl)
+{
+	uint64_t c = 0, i = 0, e = 0;
+	int found = 0;
+
+	for (size_t k = 0; b && k < b->nedges; k++)
+		if (!strcmp(b->edges[k].name, name) &&
+		    (!parent || !strcmp(b->edges[k].parent, parent))) {
+			c += b->edges[k].calls;
+			i += b->edges[k].incl;
+			e += b->edges[k].excl;
+			found++;
+		}
+	if (calls)
+		*calls = c;
+	if (incl)
+		*incl = i;
+	if (excl)
+		*excl = e;
+	return found;
+}
+
+uint64_t ktr_toplevel(const struct ktr_block *b, const char *name)
+{
+	uint64_t f = 0, e = 0;
+
+	ktr_func(b, name, &f, NULL, NULL);
+	ktr_edge(b, NULL, name, &e, NULL, NULL);
+	return f > e ? f - e : 0;
+}
+
+const char *ktr_func_group(const struct ktr_block *b, const char *name)
+{
+	for (size_t k = 0; b && k < b->nfuncs; k++)
+		if (!strcmp(b->funcs[k].name, name))
+			return b->funcs[k].group;
+	return NULL;
+}
+
+uint64_t ktr_group_calls(const struct ktr_block *b, const char *group)
+{
+	uint64_t c = 0;
+
+	for (size_t k = 0; b && k < b->nfuncs; k++)
+		if (!strcmp(b->funcs[k].group, group))
+			c += b->funcs[k].calls;
+	return c;
+}
+
+int ktr_load_buf(const char *path, char *buf, size_t cap, struct ktr_profile *p,
+		 const char *check)
+{
+	char err[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	memset(p, 0, sizeof(*p));
+	if (fd < 0) {
+		ktr_fail(check, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	r = read(fd, buf, cap - 1);
+	if (r < 0) {
+		ktr_fail(check, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	buf[r] = '\0';
+	if (ktr_parse(buf, (size_t)r, p, err, sizeof(err))) {
+		ktr_fail(check, "%s: not a valid v1 profile (%zd bytes): %s", path, r, err);
+		return -1;
+	}
+	return 0;
+}
+
+int ktr_ctl_write(const char *cmd, size_t len)
+{
+	int fd = open(KTR_CONTROL, O_WRONLY | O_CLOEXEC);
+	ssize_t r;
+	int e;
+
+	if (fd < 0)
+		return errno ? errno : EIO;
+	r = write(fd, cmd, len);
+	e = errno;
+	close(fd);
+	if (r < 0)
+		return e ? e : EIO;
+	return (size_t)r == len ? 0 : EIO;
+}
+
+int ktr_ctl(const char *cmd)
+{
+	return ktr_ctl_write(cmd, strlen(cmd));
+}
+
+char *ktr_ctl_read(void)
+{
+	return ktr_slurp(KTR_CONTROL, NULL);
+}
+
+int ktr_ctl_field(const char *text, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *l = text;
+
+	while (l && *l) {
+		const char *nl = strchr(l, '\n');
+		size_t ll = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (ll >= kl && !strncmp(l, key, kl) && (ll == kl || l[kl] == ' ')) {
+			const char *v = l + kl;
+			size_t n = 0;
+
+			while (v < l + ll && *v == ' ')
+				v++;
+			/* copy, collapsing runs of blanks */
+			for (; v < l + ll && n + 1 < len; v++) {
+				if (*v == ' ' && (n == 0 || out[n - 1] == ' '))
+					continue;
+				out[n++] = *v;
+			}
+			while (n > 0 && out[n - 1] == ' ')
+				n--;
+			if (len)
+				out[n] = '\0';
+			return 0;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	if (len)
+		out[0] = '\0';
+	return -1;
+}

@@ -113,4 +113,46 @@ int ktr_exit(void);
 void ktr_info(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- additions for the softirq/irq/fault/sched/control tests ---- */
+
+/* Sum of edge lines `parent => name` over all contexts (parent NULL: any
+ * caller).  Returns the number of lines found. */
+int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,
+	     uint64_t *calls, uint64_t *incl, uint64_t *excl);
+
+/* Calls of `name` with no caller: its func calls minus the calls of every
+ * edge into it (0 if the edges claim more, which ktr_consistent() reports). */
+uint64_t ktr_toplevel(const struct ktr_block *b, const char *name);
+
+/* The group of the first func line named `name` in b, or NULL. */
+const char *ktr_func_group(const struct ktr_block *b, const char *name);
+
+/* Sum of the calls of every func line of group `group`. */
+uint64_t ktr_group_calls(const struct ktr_block *b, const char *group);
+
+/* Like ktr_load(once=1) but reads with ONE read() into the caller's buffer
+ * (cap bytes; pre-fault it with memset so that the read() causes no page
+ * faults of its own). */
+int ktr_load_buf(const char *path, char *buf, size_t cap, struct ktr_profile *p,
+		 const char *check);
+
+/* Cycles in ms milliseconds at tsc_khz. */
+static inline uint64_t ktr_ms_cycles(uint64_t tsc_khz, uint64_t ms)
+{
+	return tsc_khz * ms;
+}
+
+/* /proc/ktau/control */
+#define KTR_CONTROL "/proc/ktau/control"
+/* One open(O_WRONLY) + ONE write() of len bytes.  Returns 0 if the write
+ * returned len, else the errno (EIO for a short write). */
+int ktr_ctl_write(const char *cmd, size_t len);
+/* ktr_ctl_write of a C string. */
+int ktr_ctl(const char *cmd);
+/* The whole control file (malloc'ed), or NULL with errno set. */
+char *ktr_ctl_read(void);
+/* The value of line `key` of a control read-back (e.g. "state"), copied
+ * into out (words after the key, single-blank separated); -1 if absent. */
+int ktr_ctl_field(const char *text, const char *key, char *out, size_t len);
+
 #endif

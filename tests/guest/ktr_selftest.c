@@ -33,6 +33,23 @@ static const char reordered[] =
 	"future-record 1 2 3\n"
 	"end\n";
 
+/* nesting: page_fault 12 calls, 5 of them under syscalls; irq 4, all top */
+static const char nested[] =
+	"ktau-profile 1\n"
+	"tsc_khz 1000\n"
+	"scope thread\n"
+	"task kind=thread pid=5 tid=5 comm=t\n"
+	"func 0 0 read syscall 10 500 300\n"
+	"func 0 1 write syscall 2 50 50\n"
+	"func 0 470 page_fault exception 12 120 120\n"
+	"func 0 471 irq irq 4 40 40\n"
+	"func 0 472 TIMER softirq 2 20 20\n"
+	"edge 0 0 read 470 page_fault 3 30 30\n"
+	"edge 0 1 write 470 page_fault 2 20 20\n"
+	"edge 0 0 read 472 TIMER 1 10 10\n"
+	"edge 0 1 write 472 TIMER 1 10 10\n"
+	"end\n";
+
 static const char *const bad[] = {
 	"",							/* empty */
 	"ktau-profile 1\ntsc_khz 1\nscope process\n",		/* no end */
@@ -101,5 +118,36 @@ int main(void)
 	}
 	ktr_check(ktr_parse_functions("ktau-profile 1\n", 15, &m, err, sizeof(err)) != 0,
 		  "functions-rejects", "accepted a profile as a function map");
+	if (ktr_check(ktr_parse(nested, strlen(nested), &p, err, sizeof(err)) == 0, "nested",
+		      "%s", err)) {
+		uint64_t c2;
+
+		b = ktr_block_kind(&p, "thread", 0);
+		ktr_edge(b, "read", "page_fault", &c, &i, &e);
+		ktr_edge(b, NULL, "page_fault", &c2, NULL, NULL);
+		ktr_check(c == 3 && i == 30 && e == 30 && c2 == 5 &&
+			  ktr_toplevel(b, "page_fault") == 7 && ktr_toplevel(b, "irq") == 4 &&
+			  ktr_toplevel(b, "TIMER") == 0 && ktr_toplevel(b, "nothing") == 0 &&
+			  !strcmp(ktr_func_group(b, "irq"), "irq") && !ktr_func_group(b, "x") &&
+			  ktr_group_calls(b, "syscall") == 12, "nested-values",
+			  "edge read=>page_fault %lu/%lu/%lu, into page_fault %lu",
+			  (unsigned long)c, (unsigned long)i, (unsigned long)e, (unsigned long)c2);
+		ktr_free(&p);
+	}
+	{
+		static const char ctl[] = "ktau-control 1\nstate running\n"
+			"groups  syscall   irq \navailable syscall softirq irq\nfids 500/4096\n"
+			"lost_tasks 0\nusage: start | stop\nend\n";
+		char v[64], v2[64], v3[8], v4[64];
+
+		ktr_check(!ktr_ctl_field(ctl, "state", v, sizeof(v)) && !strcmp(v, "running") &&
+			  !ktr_ctl_field(ctl, "groups", v2, sizeof(v2)) &&
+			  !strcmp(v2, "syscall irq") &&
+			  !ktr_ctl_field(ctl, "available", v3, sizeof(v3)) &&
+			  !strcmp(v3, "syscall") && ktr_ctl_field(ctl, "stat", v4, sizeof(v4)) &&
+			  !v4[0] && !ktr_ctl_field(ctl, "usage:", v4, sizeof(v4)) &&
+			  !strcmp(v4, "start | stop"), "ctl-field",
+			  "state '%s' groups '%s' available '%s'", v, v2, v3);
+	}
 	return ktr_exit();
 }

@@ -20,7 +20,7 @@
 #       --check-log FILE          only check an existing console log
 #   Environment only: QEMU (qemu-system-x86_64), QEMU_CPU (max,vendor=GenuineIntel),
 #   QEMU_MEM (512M), QEMU_SMP (2: N CPUs as N sockets; or a full -smp value),
-#   QEMU_EXTRA (more QEMU arguments, word-split).
+#   QEMU_EXTRA (more QEMU arguments, word-split), QEMU_ACCEL (tcg,thread=single).
 #
 # Prints to stdout every `PASS: ...` / `FAIL: ...` line of the guest, then
 #   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat
@@ -170,7 +170,13 @@ esac
 # tinyconfig kernel), which lose ticks under emulation, and would mark the TSC
 # unstable a second after boot.
 cmdline="console=ttyS0 panic=-1 tsc=reliable ktaumode=$MODE${APPEND:+ $APPEND}"
+# One TCG thread for all vCPUs: with QEMU 7.2's multi-threaded TCG, a vCPU
+# was seen executing a stale int3 after the kernel had finished patching a
+# static branch (text_poke_bp) and synced every CPU: an "Oops: int3" in
+# about 1 of 3 boots that toggled ktau groups repeatedly, never with one
+# thread (0 of 10).  The guest still has QEMU_SMP CPUs, interleaved.
 qemu=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
+	-accel "${QEMU_ACCEL:-tcg,thread=single}"
 	-machine pc -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
 	-serial mon:stdio
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline")

@@ -48,6 +48,14 @@ void ktau_signal_free(struct signal_struct *sig);
 void __ktau_syscall_enter(long nr);
 void __ktau_syscall_exit(void);
 void __ktau_ia32_syscall_enter(long nr);
+void __ktau_softirq_enter(unsigned int vec);
+void __ktau_softirq_exit(unsigned int vec);
+void __ktau_irq_enter(void);
+void __ktau_irq_exit(void);
+void __ktau_fault_enter(bool user_mode);
+void __ktau_fault_exit(void);
+void __ktau_schedule_enter(bool voluntary);
+void __ktau_schedule_exit(void);
 
 int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
 		  struct pid *pid, struct task_struct *task);
@@ -73,6 +81,57 @@ static __always_inline void ktau_syscall_exit(void)
 		__ktau_syscall_exit();
 }
 
+/* Around each softirq vector's handler, in every path that runs them. */
+static __always_inline void ktau_softirq_enter(unsigned int vec)
+{
+	if (ktau_group_on(KTAU_GROUP_SOFTIRQ))
+		__ktau_softirq_enter(vec);
+}
+
+static __always_inline void ktau_softirq_exit(unsigned int vec)
+{
+	if (ktau_group_on(KTAU_GROUP_SOFTIRQ))
+		__ktau_softirq_exit(vec);
+}
+
+/* Hard interrupts, from irq_enter_rcu() to before the softirqs run. */
+static __always_inline void ktau_irq_enter(void)
+{
+	if (ktau_group_on(KTAU_GROUP_IRQ))
+		__ktau_irq_enter();
+}
+
+static __always_inline void ktau_irq_exit(void)
+{
+	if (ktau_group_on(KTAU_GROUP_IRQ))
+		__ktau_irq_exit();
+}
+
+static __always_inline void ktau_fault_enter(bool user_mode)
+{
+	if (ktau_group_on(KTAU_GROUP_EXCEPTION))
+		__ktau_fault_enter(user_mode);
+}
+
+static __always_inline void ktau_fault_exit(void)
+{
+	if (ktau_group_on(KTAU_GROUP_EXCEPTION))
+		__ktau_fault_exit();
+}
+
+/* @voluntary: the task blocks (it is not runnable), else it is preempted. */
+static __always_inline void ktau_schedule_enter(bool voluntary)
+{
+	if (ktau_group_on(KTAU_GROUP_SCHED))
+		__ktau_schedule_enter(voluntary);
+}
+
+static __always_inline void ktau_schedule_exit(void)
+{
+	if (ktau_group_on(KTAU_GROUP_SCHED))
+		__ktau_schedule_exit();
+}
+
 #else /* !CONFIG_KTAU */
 
 static inline void ktau_task_init(struct task_struct *tsk) { }
@@ -85,6 +144,14 @@ static inline void ktau_signal_free(struct signal_struct *sig) { }
 static inline void ktau_syscall_enter(long nr) { }
 static inline void ktau_ia32_syscall_enter(long nr) { }
 static inline void ktau_syscall_exit(void) { }
+static inline void ktau_softirq_enter(unsigned int vec) { }
+static inline void ktau_softirq_exit(unsigned int vec) { }
+static inline void ktau_irq_enter(void) { }
+static inline void ktau_irq_exit(void) { }
+static inline void ktau_fault_enter(bool user_mode) { }
+static inline void ktau_fault_exit(void) { }
+static inline void ktau_schedule_enter(bool voluntary) { }
+static inline void ktau_schedule_exit(void) { }
 
 #endif /* CONFIG_KTAU */
 

@@ -37,9 +37,16 @@ static struct ktau_table *ktau_table_alloc(unsigned int slots, gfp_t gfp)
 
 static struct ktau_task *ktau_task_alloc(gfp_t gfp)
 {
+	struct ktau_task *kt;
+
 	if (unlikely(!ktau_task_cache))
 		return NULL;
-	return kmem_cache_zalloc(ktau_task_cache, gfp);
+	kt = kmem_cache_zalloc(ktau_task_cache, gfp);
+	if (kt) {
+		kt->gen = READ_ONCE(ktau_gen);
+		kt->clear_gen = READ_ONCE(ktau_clear_gen);
+	}
+	return kt;
 }
 
 /* Called at fork; failure is not fatal, the profile is then made lazily. */
@@ -176,9 +183,25 @@ unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 	return lost;
 }
 
+/* Empty the task's table after a clear; only its owner writes it. */
+static void ktau_task_reset(struct ktau_task *kt)
+{
+	struct ktau_table *old = rcu_dereference_raw(kt->table);
+
+	RCU_INIT_POINTER(kt->table, NULL);
+	if (old)
+		kfree_rcu(old, rcu);
+	kt->dropped = 0;
+	WRITE_ONCE(kt->clear_gen, READ_ONCE(ktau_clear_gen));
+}
+
 static void ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
 {
-	struct ktau_entry *e = ktau_table_entry(&kt->table, key);
+	struct ktau_entry *e;
+
+	if (unlikely(ktau_task_cleared(kt)))
+		ktau_task_reset(kt);
+	e = ktau_table_entry(&kt->table, key);
 
 	if (likely(e))
 		ktau_entry_add(e, 1, incl, excl);
@@ -250,16 +273,34 @@ void ktau_unwind(struct ktau_task *kt)
 		ktau_pop(kt, kt->stack[kt->depth - 1].fid, now);
 }
 
-void ktau_start(unsigned int fid)
+/*
+ * Start timing @fid on current.  @from_user: the kernel was entered from
+ * user mode, where nothing of this task can be open.  Idle tasks have no
+ * /proc entry to show a profile in: they are not profiled.
+ */
+static void ktau_start_at(unsigned int fid, bool from_user)
 {
 	struct ktau_task *kt;
 	unsigned long flags;
 
+	/* NMIs are not masked by local_irq_save(): never touch a table. */
+	if (unlikely(is_idle_task(current) || in_nmi()))
+		return;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (likely(kt))
+	if (likely(kt)) {
+		if (from_user) {
+			kt->depth = 0;
+			kt->overflow = 0;
+		}
 		ktau_push(kt, fid, get_cycles());
+	}
 	local_irq_restore(flags);
+}
+
+void ktau_start(unsigned int fid)
+{
+	ktau_start_at(fid, false);
 }
 
 void ktau_stop(unsigned int fid)
@@ -268,11 +309,63 @@ void ktau_stop(unsigned int fid)
 	struct ktau_task *kt;
 	unsigned long flags;
 
+	if (unlikely(is_idle_task(current) || in_nmi()))
+		return;
 	local_irq_save(flags);
 	kt = current->ktau;
 	if (likely(kt))
 		ktau_pop(kt, fid, now);
 	local_irq_restore(flags);
+}
+
+void __ktau_softirq_enter(unsigned int vec)
+{
+	ktau_start(KTAU_FID_STATIC(KTAU_SP_SOFTIRQ + vec));
+}
+
+void __ktau_softirq_exit(unsigned int vec)
+{
+	ktau_stop(KTAU_FID_STATIC(KTAU_SP_SOFTIRQ + vec));
+}
+
+void __ktau_irq_enter(void)
+{
+	ktau_start(KTAU_FID_STATIC(KTAU_SP_IRQ));
+}
+
+void __ktau_irq_exit(void)
+{
+	ktau_stop(KTAU_FID_STATIC(KTAU_SP_IRQ));
+}
+
+void __ktau_fault_enter(bool user_mode)
+{
+	ktau_start_at(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT), user_mode);
+}
+
+void __ktau_fault_exit(void)
+{
+	ktau_stop(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT));
+}
+
+void __ktau_schedule_enter(bool voluntary)
+{
+	ktau_start(KTAU_FID_STATIC(voluntary ? KTAU_SP_SCHEDULE_VOL :
+					       KTAU_SP_SCHEDULE_INVOL));
+}
+
+/* Whichever kind of schedule frame the task opened is on top now. */
+void __ktau_schedule_exit(void)
+{
+	struct ktau_task *kt = current->ktau;
+	unsigned int top;
+
+	if (!kt || !kt->depth)
+		return;
+	top = READ_ONCE(kt->stack[kt->depth - 1].fid);
+	if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
+	    top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL))
+		ktau_stop(top);
 }
 
 /*
@@ -328,17 +421,12 @@ void __ktau_syscall_exit(void)
 
 static int __init ktau_init(void)
 {
-	int group, ret;
+	int ret;
 
 	ktau_task_cache = KMEM_CACHE(ktau_task, SLAB_PANIC);
 	ret = ktau_fid_init();
 	if (ret)
 		return ret;
-	ret = ktau_proc_init();
-	if (ret)
-		return ret;
-	for (group = 0; group < KTAU_NR_GROUPS; group++)
-		static_branch_enable(&ktau_group_keys[group]);
-	return 0;
+	return ktau_proc_init();
 }
 core_initcall(ktau_init);

@@ -16,7 +16,6 @@
 #include <asm/unistd.h>
 
 #include "internal.h"
-#include "syscall_nr.h"
 
 #define KTAU_FID_NONE	U16_MAX
 
@@ -27,7 +26,7 @@ struct ktau_func {
 	u8 group;
 };
 
-static const char *const ktau_group_names[KTAU_NR_GROUPS] = {
+const char *const ktau_group_names[KTAU_NR_GROUPS] = {
 	[KTAU_GROUP_SYSCALL]	= "syscall",
 	[KTAU_GROUP_SOFTIRQ]	= "softirq",
 	[KTAU_GROUP_IRQ]	= "irq",
@@ -40,8 +39,6 @@ static const char *const ktau_group_names[KTAU_NR_GROUPS] = {
 static struct ktau_func ktau_funcs[KTAU_MAX_FIDS];
 static unsigned int ktau_fid_count;
 static DEFINE_RAW_SPINLOCK(ktau_fid_lock);
-
-unsigned int ktau_fid_ni_syscall;
 
 unsigned int ktau_nr_fids(void)
 {
@@ -84,14 +81,14 @@ unsigned int ktau_sys64_fid(unsigned long nr)
 	if (nr < KTAU_NR_X32 && ktau_x32_fids[nr] != KTAU_FID_NONE)
 		return ktau_x32_fids[nr];
 #endif
-	return ktau_fid_ni_syscall;
+	return KTAU_FID_NI_SYSCALL;
 }
 
 unsigned int ktau_ia32_fid(unsigned long nr)
 {
 	if (nr < KTAU_NR_IA32 && ktau_ia32_fids[nr] != KTAU_FID_NONE)
 		return ktau_ia32_fids[nr];
-	return ktau_fid_ni_syscall;
+	return KTAU_FID_NI_SYSCALL;
 }
 
 /* Append an id; the caller holds ktau_fid_lock or is the only writer. */
@@ -108,23 +105,45 @@ static int ktau_fid_append(const char *name, unsigned int group)
 	return fid;
 }
 
+static const char *const ktau_static_names[KTAU_NR_STATIC_POINTS] = {
+	[KTAU_SP_NI_SYSCALL]		= "ni_syscall",
+	[KTAU_SP_IRQ]			= "irq",
+	[KTAU_SP_PAGE_FAULT]		= "page_fault",
+	[KTAU_SP_SCHEDULE_VOL]		= "schedule_vol",
+	[KTAU_SP_SCHEDULE_INVOL]	= "schedule_invol",
+};
+
+static unsigned int ktau_static_group(unsigned int point)
+{
+	if (point == KTAU_SP_NI_SYSCALL)
+		return KTAU_GROUP_SYSCALL;
+	if (point < KTAU_SP_IRQ)
+		return KTAU_GROUP_SOFTIRQ;
+	if (point == KTAU_SP_IRQ)
+		return KTAU_GROUP_IRQ;
+	if (point == KTAU_SP_PAGE_FAULT)
+		return KTAU_GROUP_EXCEPTION;
+	return KTAU_GROUP_SCHED;
+}
+
 int __init ktau_fid_init(void)
 {
-	unsigned int nr;
-	int fid;
+	unsigned int nr, point;
+	const char *name;
 
-	BUILD_BUG_ON(KTAU_NR_SYSCALL64 + KTAU_NR_IA32_ONLY >= KTAU_MAX_FIDS);
+	BUILD_BUG_ON(KTAU_FID_STATIC(KTAU_NR_STATIC_POINTS) >= KTAU_MAX_FIDS);
 
 	raw_spin_lock(&ktau_fid_lock);
 	for (nr = 0; nr < KTAU_NR_SYSCALL64; nr++)
 		ktau_fid_append(ktau_sys64_names[nr], KTAU_GROUP_SYSCALL);
 	for (nr = 0; nr < KTAU_NR_IA32_ONLY; nr++)
 		ktau_fid_append(ktau_ia32_only_names[nr], KTAU_GROUP_SYSCALL);
-	fid = ktau_fid_append("ni_syscall", KTAU_GROUP_SYSCALL);
+	for (point = 0; point < KTAU_NR_STATIC_POINTS; point++) {
+		name = ktau_static_names[point];
+		if (point >= KTAU_SP_SOFTIRQ && point < KTAU_SP_IRQ)
+			name = softirq_to_name[point - KTAU_SP_SOFTIRQ];
+		ktau_fid_append(name, ktau_static_group(point));
+	}
 	raw_spin_unlock(&ktau_fid_lock);
-
-	if (fid < 0)
-		return fid;
-	ktau_fid_ni_syscall = fid;
 	return 0;
 }

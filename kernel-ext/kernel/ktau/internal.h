@@ -7,7 +7,10 @@
 #define _KERNEL_KTAU_INTERNAL_H
 
 #include <linux/ktau.h>
+
+#include "syscall_nr.h"
 #include <linux/atomic.h>
+#include <linux/interrupt.h>
 #include <linux/rcupdate.h>
 
 /*
@@ -62,11 +65,14 @@ struct ktau_frame {
  * runs, write it, with interrupts disabled; /proc readers on other CPUs
  * read the table under RCU.
  */
+struct proc_dir_entry;
+
 struct ktau_task {
 	struct ktau_table __rcu *table;
 	unsigned int depth;
 	unsigned int overflow;		/* starts beyond KTAU_MAX_DEPTH */
 	unsigned int gen;		/* ktau_gen when the stack was valid */
+	unsigned int clear_gen;		/* ktau_clear_gen the table is of */
 	u64 dropped;
 	struct ktau_frame stack[KTAU_MAX_DEPTH];
 };
@@ -84,13 +90,36 @@ struct ktau_signal {
 /* Bumped whenever recording is switched on: older open frames are stale. */
 extern unsigned int ktau_gen;
 
+/* Bumped by each clear: a task table of an older one reads as empty. */
+extern unsigned int ktau_clear_gen;
+
+static inline bool ktau_task_cleared(const struct ktau_task *kt)
+{
+	return READ_ONCE(kt->clear_gen) != READ_ONCE(ktau_clear_gen);
+}
+
 /* Tasks whose profile was lost for want of memory at exit. */
 extern atomic64_t ktau_lost_tasks;
 
 /* Function id registry (fid.c). */
 #define KTAU_MAX_FIDS		CONFIG_KTAU_MAX_FIDS
 
-extern unsigned int ktau_fid_ni_syscall;
+/* The static instrumentation points, registered after the syscalls. */
+enum ktau_static_point {
+	KTAU_SP_NI_SYSCALL,
+	KTAU_SP_SOFTIRQ,	/* one per softirq vector */
+	KTAU_SP_IRQ = KTAU_SP_SOFTIRQ + NR_SOFTIRQS,
+	KTAU_SP_PAGE_FAULT,
+	KTAU_SP_SCHEDULE_VOL,
+	KTAU_SP_SCHEDULE_INVOL,
+	KTAU_NR_STATIC_POINTS,
+};
+
+#define KTAU_FID_STATIC(point) \
+	(KTAU_NR_SYSCALL64 + KTAU_NR_IA32_ONLY + (point))
+#define KTAU_FID_NI_SYSCALL	KTAU_FID_STATIC(KTAU_SP_NI_SYSCALL)
+
+extern const char *const ktau_group_names[KTAU_NR_GROUPS];
 
 unsigned int ktau_nr_fids(void);
 const char *ktau_fid_name(unsigned int fid);
@@ -109,7 +138,11 @@ void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl);
 unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 			     const struct ktau_table *src);
 
-/* /proc interface (proc.c). */
+/* Lifetimes (lifetime.c). */
+void ktau_signal_reset(struct signal_struct *sig);
+
+/* /proc interface (proc.c, control.c). */
 int ktau_proc_init(void);
+int ktau_control_init(struct proc_dir_entry *dir);
 
 #endif /* _KERNEL_KTAU_INTERNAL_H */

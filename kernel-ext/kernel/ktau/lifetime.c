@@ -52,7 +52,7 @@ void ktau_thread_release(struct task_struct *tsk)
 	struct ktau_signal *ks;
 
 	/* A group leader's profile goes to its parent when it is reaped. */
-	if (!kt || thread_group_leader(tsk))
+	if (!kt || thread_group_leader(tsk) || ktau_task_cleared(kt))
 		return;
 	ks = ktau_signal_get(tsk->signal);
 	if (!ks)
@@ -77,7 +77,7 @@ void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p)
 	if (!pks)
 		return;
 	pks->processes++;
-	if (kt)
+	if (kt && !ktau_task_cleared(kt))
 		dropped += kt->dropped +
 			ktau_table_fold(&pks->children,
 					rcu_dereference_raw(kt->table));
@@ -90,6 +90,28 @@ void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p)
 					rcu_dereference_raw(cks->children));
 	}
 	pks->children_dropped += dropped;
+}
+
+/* After a clear, under the process's stats_lock. */
+void ktau_signal_reset(struct signal_struct *sig)
+{
+	struct ktau_signal *ks = sig->ktau;
+	struct ktau_table *exited, *children;
+
+	if (!ks)
+		return;
+	exited = rcu_dereference_raw(ks->exited);
+	children = rcu_dereference_raw(ks->children);
+	RCU_INIT_POINTER(ks->exited, NULL);
+	RCU_INIT_POINTER(ks->children, NULL);
+	if (exited)
+		kfree_rcu(exited, rcu);
+	if (children)
+		kfree_rcu(children, rcu);
+	ks->exited_threads = 0;
+	ks->processes = 0;
+	ks->exited_dropped = 0;
+	ks->children_dropped = 0;
 }
 
 void ktau_signal_free(struct signal_struct *sig)

@@ -306,7 +306,7 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 		const char *name = ktau_fid_name(fid);
 
 		/* Unused syscall numbers are not functions of their own. */
-		if (fid != ktau_fid_ni_syscall && !strcmp(name, "ni_syscall"))
+		if (fid != KTAU_FID_NI_SYSCALL && !strcmp(name, "ni_syscall"))
 			continue;
 		seq_printf(m, "%u %s %s\n", fid,
 			   ktau_group_name(ktau_fid_group(fid)), name);
@@ -325,5 +325,5 @@ int __init ktau_proc_init(void)
 	if (!proc_create_single("functions", 0444, dir, ktau_functions_show) ||
 	    !proc_create_single("profile", 0444, dir, ktau_profile_show))
 		return -ENOMEM;
-	return 0;
+	return ktau_control_init(dir);
 }

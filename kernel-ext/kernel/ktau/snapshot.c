@@ -60,7 +60,7 @@ void ktau_block_add_task(struct ktau_snapshot *snap, struct ktau_block *blk,
 {
 	struct ktau_task *kt = READ_ONCE(task->ktau);
 
-	if (!kt)
+	if (!kt || ktau_task_cleared(kt))
 		return;
 	blk->dropped += READ_ONCE(kt->dropped);
 	ktau_block_add_table(snap, blk, rcu_dereference(kt->table));

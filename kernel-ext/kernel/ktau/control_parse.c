@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parser of /proc/ktau/control commands:
+ *
+ *   start | stop | clear | startclr | enable GROUP... | disable GROUP...
+ *
+ * GROUP is a group name or "all".  Words are separated by blanks; one
+ * trailing newline is allowed.  Anything else is -EINVAL, and the caller
+ * changes nothing then: the whole command is checked before it acts.
+ */
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#else
+#include <errno.h>
+#include <string.h>
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#include "control_parse.h"
+
+struct ktau_word {
+	const char *s;
+	size_t len;
+};
+
+static bool ktau_word_is(const struct ktau_word *w, const char *s)
+{
+	return w->len == strlen(s) && !memcmp(w->s, s, w->len);
+}
+
+static bool ktau_is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The next word at or after *pos; false at the end of the buffer. */
+static bool ktau_next_word(const char *buf, size_t len, size_t *pos,
+			   struct ktau_word *w)
+{
+	size_t i = *pos;
+
+	while (i < len && ktau_is_blank(buf[i]))
+		i++;
+	if (i == len)
+		return false;
+	w->s = buf + i;
+	while (i < len && !ktau_is_blank(buf[i]))
+		i++;
+	w->len = buf + i - w->s;
+	*pos = i;
+	return true;
+}
+
+static int ktau_parse_groups(const char *buf, size_t len, size_t pos,
+			     const char *const *group_names,
+			     unsigned int nr_groups, unsigned long *groups)
+{
+	struct ktau_word w;
+	unsigned int g;
+
+	*groups = 0;
+	while (ktau_next_word(buf, len, &pos, &w)) {
+		if (ktau_word_is(&w, "all")) {
+			*groups |= (1UL << nr_groups) - 1;
+			continue;
+		}
+		for (g = 0; g < nr_groups; g++) {
+			if (ktau_word_is(&w, group_names[g]))
+				break;
+		}
+		if (g == nr_groups)
+			return -EINVAL;
+		*groups |= 1UL << g;
+	}
+	return *groups ? 0 : -EINVAL;
+}
+
+int ktau_control_parse(const char *buf, size_t len,
+		       const char *const *group_names, unsigned int nr_groups,
+		       struct ktau_control_cmd *cmd)
+{
+	static const struct {
+		const char *name;
+		enum ktau_control_op op;
+	} ops[] = {
+		{ "start", KTAU_CONTROL_START },
+		{ "stop", KTAU_CONTROL_STOP },
+		{ "clear", KTAU_CONTROL_CLEAR },
+		{ "startclr", KTAU_CONTROL_STARTCLR },
+		{ "enable", KTAU_CONTROL_ENABLE },
+		{ "disable", KTAU_CONTROL_DISABLE },
+	};
+	struct ktau_word w, extra;
+	size_t i, pos = 0;
+
+	if (!len || len > KTAU_CONTROL_MAX_LEN ||
+	    nr_groups >= 8 * sizeof(unsigned long))
+		return -EINVAL;
+	if (buf[len - 1] == '\n')
+		len--;
+	for (i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+
+		if (c >= 0x7f || (c < ' ' && c != '\t'))
+			return -EINVAL;
+	}
+	if (!ktau_next_word(buf, len, &pos, &w))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (ktau_word_is(&w, ops[i].name))
+			break;
+	}
+	if (i == ARRAY_SIZE(ops))
+		return -EINVAL;
+	cmd->op = ops[i].op;
+	cmd->groups = 0;
+	if (cmd->op == KTAU_CONTROL_ENABLE || cmd->op == KTAU_CONTROL_DISABLE)
+		return ktau_parse_groups(buf, len, pos, group_names, nr_groups,
+					 &cmd->groups);
+	return ktau_next_word(buf, len, &pos, &extra) ? -EINVAL : 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parser of /proc/ktau/control commands.  It depends on nothing but the
+ * C library's subset the kernel also has, so the same file is compiled
+ * into host unit tests and a fuzzer.
+ */
+#ifndef _KERNEL_KTAU_CONTROL_PARSE_H
+#define _KERNEL_KTAU_CONTROL_PARSE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#endif
+
+/* Longest command accepted, trailing newline included. */
+#define KTAU_CONTROL_MAX_LEN	256
+
+enum ktau_control_op {
+	KTAU_CONTROL_START,
+	KTAU_CONTROL_STOP,
+	KTAU_CONTROL_CLEAR,
+	KTAU_CONTROL_STARTCLR,
+	KTAU_CONTROL_ENABLE,
+	KTAU_CONTROL_DISABLE,
+};
+
+struct ktau_control_cmd {
+	enum ktau_control_op op;
+	unsigned long groups;	/* enable/disable: a bit per group */
+};
+
+int ktau_control_parse(const char *buf, size_t len,
+		       const char *const *group_names, unsigned int nr_groups,
+		       struct ktau_control_cmd *cmd);
+
+#endif /* _KERNEL_KTAU_CONTROL_PARSE_H */

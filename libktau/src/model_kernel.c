@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A kernel profile block as a model thread, named the way TAU's KTAU merge
+ * named kernel routines: sys_read(), schedule_vol(), groups
+ * TAU_KERNEL_MERGE | KTAU_SYSCALL and so on.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+#define NAME_MAX_LEN 512
+
+int ktau__cycles_to_ns(uint64_t cycles, uint64_t tsc_khz, uint64_t *ns)
+{
+	uint64_t whole;
+
+	if (!tsc_khz)
+		return -EINVAL;
+	/* cycles / khz is milliseconds: split it so that nothing overflows
+	 * while the result fits (khz below 2^44, any real TSC) */
+	if (tsc_khz >= (UINT64_C(1) << 44))
+		return -EOVERFLOW;
+	if (__builtin_mul_overflow(cycles / tsc_khz, UINT64_C(1000000), &whole) ||
+	    __builtin_add_overflow(whole, (cycles % tsc_khz) * 1000000 / tsc_khz, ns))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* The kernel's group name -> the TAU group string. */
+static void tau_group(const char *group, char *buf, size_t size)
+{
+	static const struct {
+		const char *kernel;
+		const char *tau;
+	} map[] = {
+		{ "syscall", "KTAU_SYSCALL" },
+		{ "softirq", "KTAU_BH" },
+		{ "irq", "KTAU_IRQ" },
+		{ "sched", "KTAU_SCHEDULE" },
+		{ "exception", "KTAU_EXCEPTION" },
+		{ "kernel", "KTAU_KERNEL" },
+	};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (!strcmp(group, map[i].kernel)) {
+			snprintf(buf, size, "TAU_KERNEL_MERGE | %s", map[i].tau);
+			return;
+		}
+	}
+	len = (size_t)snprintf(buf, size, "TAU_KERNEL_MERGE | KTAU_");
+	for (; *group && len + 1 < size; group++)
+		buf[len++] = (char)toupper((unsigned char)*group);
+	buf[len < size ? len : size - 1] = '\0';
+}
+
+/* The group of fid in this block (any user context), or NULL. */
+static const char *fid_group(const struct ktau_block *b, uint32_t fid)
+{
+	size_t i;
+
+	for (i = 0; i < ktau_block_func_count(b); i++) {
+		const struct ktau_func *f = ktau_block_func(b, i);
+
+		if (f->fid == fid)
+			return f->group;
+	}
+	return NULL;
+}
+
+static void routine_name(const char *name, const char *group, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s()", group && !strcmp(group, "syscall") ? "sys_" : "",
+		 name);
+}
+
+static int add_func(struct ktau_model_thread *t, const struct ktau_func *f,
+		    uint64_t khz)
+{
+	char name[NAME_MAX_LEN], group[128];
+	uint64_t incl, excl;
+	int ret;
+
+	ret = ktau__cycles_to_ns(f->incl_cycles, khz, &incl);
+	if (!ret)
+		ret = ktau__cycles_to_ns(f->excl_cycles, khz, &excl);
+	if (ret)
+		return ret;
+	routine_name(f->name, f->group, name, sizeof(name));
+	tau_group(f->group, group, sizeof(group));
+	return ktau_model_add_routine(t, name, group, f->calls, 0, incl, excl);
+}
+
+static int add_edge(struct ktau_model_thread *t, const struct ktau_block *b,
+		    const struct ktau_edge *e, uint64_t khz)
+{
+	char parent[NAME_MAX_LEN], child[NAME_MAX_LEN];
+	const char *path[2] = { parent, child };
+	uint64_t incl, excl;
+	int ret;
+
+	ret = ktau__cycles_to_ns(e->incl_cycles, khz, &incl);
+	if (!ret)
+		ret = ktau__cycles_to_ns(e->excl_cycles, khz, &excl);
+	if (ret)
+		return ret;
+	routine_name(e->parent, fid_group(b, e->parent_fid), parent, sizeof(parent));
+	routine_name(e->name, fid_group(b, e->fid), child, sizeof(child));
+	ret = ktau_model_add_callpath(t, path, 2, e->calls, 0, incl, excl);
+	if (ret)
+		return ret;
+	/* the parent's subroutine calls */
+	return ktau_model_add_routine(t, parent, NULL, 0, e->calls, 0, 0);
+}
+
+static int add_metadata(struct ktau_model_thread *t, const struct ktau_block *b,
+			uint64_t khz)
+{
+	char num[4][24];
+	const char *md[][2] = {
+		{ "KTAU block", ktau_block_kind_name(ktau_block_kind(b)) },
+		{ "KTAU pid", num[0] },
+		{ "KTAU tid", num[1] },
+		{ "KTAU comm", ktau_block_comm(b) },
+		{ "KTAU tsc_khz", num[2] },
+		{ "KTAU dropped", num[3] },
+	};
+	size_t i;
+	int ret = 0;
+
+	snprintf(num[0], sizeof(num[0]), "%d", (int)ktau_block_pid(b));
+	snprintf(num[1], sizeof(num[1]), "%d", (int)ktau_block_tid(b));
+	snprintf(num[2], sizeof(num[2]), "%" PRIu64, khz);
+	snprintf(num[3], sizeof(num[3]), "%" PRIu64, ktau_block_dropped(b));
+	for (i = 0; i < sizeof(md) / sizeof(md[0]) && !ret; i++)
+		ret = ktau_model_add_metadata(t, md[i][0], md[i][1]);
+	return ret;
+}
+
+static int add_records(struct ktau_model_thread *t, const struct ktau_block *b,
+		       uint64_t khz)
+{
+	size_t i;
+	int ret = add_metadata(t, b, khz);
+
+	/* funcs first, so that edges find their routines' groups in place */
+	for (i = 0; i < ktau_block_func_count(b) && !ret; i++)
+		ret = add_func(t, ktau_block_func(b, i), khz);
+	for (i = 0; i < ktau_block_edge_count(b) && !ret; i++)
+		ret = add_edge(t, b, ktau_block_edge(b, i), khz);
+	for (i = 0; i < ktau_block_event_count(b) && !ret; i++) {
+		const struct ktau_event *e = ktau_block_event(b, i);
+
+		ret = ktau_model_add_event(t, e->name, e->count, (double)e->min,
+					   (double)e->max, (double)e->sum,
+					   (double)e->sumsq);
+	}
+	return ret;
+}
+
+struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
+					       const struct ktau_profile *p,
+					       size_t index, unsigned int node,
+					       unsigned int context,
+					       unsigned int thread)
+{
+	const struct ktau_block *b;
+	struct ktau_model_thread *t;
+	char label[256];
+	int ret;
+
+	if (!m || !p) {
+		errno = EINVAL;
+		return NULL;
+	}
+	b = ktau_profile_block(p, index);
+	if (!b)
+		return NULL;
+	if (!ktau_profile_tsc_khz(p)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	snprintf(label, sizeof(label), "%s pid %d tid %d %s",
+		 ktau_block_kind_name(ktau_block_kind(b)), (int)ktau_block_pid(b),
+		 (int)ktau_block_tid(b), ktau_block_comm(b));
+	t = ktau_model_add_thread(m, node, context, thread, label);
+	if (!t)
+		return NULL;
+	ret = add_records(t, b, ktau_profile_tsc_khz(p));
+	if (ret) {
+		ktau__model_drop_last_thread(m);
+		errno = -ret;
+		return NULL;
+	}
+	return t;
+}

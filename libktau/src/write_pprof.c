@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The model as a pprof profile: perftools.profiles.Profile (profile.proto),
+ * protocol-buffer encoded here by hand (varints and length-delimited
+ * fields are all it takes), written uncompressed -- `go tool pprof` and
+ * `protoc --decode` read it as it is.
+ *
+ * Sample types: calls/count and time/nanoseconds. One sample per stack of
+ * ktau__model_stacks(): every callpath and every routine's own remainder,
+ * with [calls, exclusive ns] at its leaf, so pprof's "flat" is exclusive
+ * time and its "cum" the inclusive time it derives from the stacks. Each
+ * sample carries the labels thread (the label) and node, context, thread_id.
+ * One function and one location (id = function id) per distinct name.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+/* field numbers of profile.proto */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
+	LOCATION_ID = 1, LOCATION_LINE = 4, LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+};
+
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+
+/* A growing buffer; the first failure sticks in err. */
+struct pb {
+	uint8_t *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void pb_bytes(struct pb *b, const void *p, size_t n)
+{
+	if (b->err)
+		return;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *nb;
+
+		while (cap - b->len < n && cap < SIZE_MAX / 2)
+			cap *= 2;
+		nb = cap - b->len >= n ? realloc(b->buf, cap) : NULL;
+		if (!nb) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t out[10];
+	size_t n = 0;
+
+	do {
+		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_bytes(b, out, n);
+}
+
+static void pb_key(struct pb *b, unsigned int field, unsigned int wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+/* A scalar field; proto3 leaves out zeros. */
+static void pb_uint(struct pb *b, unsigned int field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_key(b, field, WIRE_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_len(struct pb *b, unsigned int field, const void *p, size_t n)
+{
+	pb_key(b, field, WIRE_LEN);
+	pb_varint(b, n);
+	pb_bytes(b, p, n);
+}
+
+/* An embedded message (or packed array) built in sub, which is reset. */
+static void pb_sub(struct pb *b, unsigned int field, struct pb *sub)
+{
+	if (sub->err && !b->err)
+		b->err = sub->err;
+	pb_len(b, field, sub->buf, sub->len);
+	sub->len = 0;
+}
+
+static void pb_free(struct pb *b)
+{
+	free(b->buf);
+}
+
+/* The string table, and the function ids by name. */
+struct pprof_tables {
+	struct ktau_index strings;
+	const char **str;
+	size_t nr_str, cap_str;
+	struct ktau_index functions;	/* name -> function id */
+	const char **fn_name;		/* by function id - 1 */
+	size_t nr_functions, cap_functions;
+};
+
+/* The index of s in the string table (added when new); SIZE_MAX on ENOMEM. */
+static size_t str_id(struct pprof_tables *tb, const char *s)
+{
+	size_t i = ktau__index_find(&tb->strings, s);
+
+	if (i != KTAU_INDEX_NONE)
+		return i;
+	if (ktau__grow((void **)&tb->str, &tb->cap_str, tb->nr_str, sizeof(*tb->str)) ||
+	    ktau__index_put(&tb->strings, s, tb->nr_str))
+		return SIZE_MAX;
+	tb->str[tb->nr_str] = s;
+	return tb->nr_str++;
+}
+
+static size_t function_id(struct pprof_tables *tb, const char *name)
+{
+	size_t i = ktau__index_find(&tb->functions, name);
+
+	if (i != KTAU_INDEX_NONE)
+		return i;
+	if (str_id(tb, name) == SIZE_MAX ||
+	    ktau__grow((void **)&tb->fn_name, &tb->cap_functions, tb->nr_functions,
+		       sizeof(*tb->fn_name)) ||
+	    ktau__index_put(&tb->functions, name, tb->nr_functions + 1))
+		return SIZE_MAX;
+	tb->fn_name[tb->nr_functions] = name;
+	return ++tb->nr_functions;
+}
+
+struct sample_ctx {
+	struct pprof_tables *tb;
+	const struct ktau_model_thread *t;
+	struct pb *out;		/* the Profile */
+	struct pb msg, sub;	/* scratch */
+};
+
+static int add_label(struct sample_ctx *c, const char *key, const char *str,
+		     uint64_t num)
+{
+	size_t k = str_id(c->tb, key), s = str ? str_id(c->tb, str) : 0;
+
+	if (k == SIZE_MAX || s == SIZE_MAX)
+		return -ENOMEM;
+	pb_uint(&c->sub, LABEL_KEY, k);
+	pb_uint(&c->sub, LABEL_STR, s);
+	pb_uint(&c->sub, LABEL_NUM, num);
+	pb_sub(&c->msg, SAMPLE_LABEL, &c->sub);
+	return 0;
+}
+
+static int add_sample(void *arg, const char *const *path, size_t depth,
+		      uint64_t calls, uint64_t excl_ns)
+{
+	struct sample_ctx *c = arg;
+	size_t i;
+	int ret;
+
+	if (!calls && !excl_ns)
+		return 0;
+	if (calls > INT64_MAX || excl_ns > INT64_MAX)
+		return -EOVERFLOW;
+	for (i = depth; i-- > 0;) {	/* leaf first */
+		size_t id = function_id(c->tb, path[i]);
+
+		if (id == SIZE_MAX)
+			return -ENOMEM;
+		pb_varint(&c->sub, id);
+	}
+	pb_sub(&c->msg, SAMPLE_LOCATION_ID, &c->sub);
+	pb_varint(&c->sub, calls);
+	pb_varint(&c->sub, excl_ns);
+	pb_sub(&c->msg, SAMPLE_VALUE, &c->sub);
+	ret = add_label(c, "thread", c->t->label, 0);
+	if (!ret)
+		ret = add_label(c, "node", NULL, c->t->node);
+	if (!ret)
+		ret = add_label(c, "context", NULL, c->t->context);
+	if (!ret)
+		ret = add_label(c, "thread_id", NULL, c->t->thread);
+	if (ret)
+		return ret;
+	pb_sub(c->out, PROFILE_SAMPLE, &c->msg);
+	return c->out->err;
+}
+
+static int value_type(struct pprof_tables *tb, struct pb *out, struct pb *sub,
+		      unsigned int field, const char *type, const char *unit)
+{
+	size_t t = str_id(tb, type), u = str_id(tb, unit);
+
+	if (t == SIZE_MAX || u == SIZE_MAX)
+		return -ENOMEM;
+	pb_uint(sub, VALUE_TYPE_TYPE, t);
+	pb_uint(sub, VALUE_TYPE_UNIT, u);
+	pb_sub(out, field, sub);
+	return 0;
+}
+
+/* Functions and their locations, one each per name, in id order. */
+static void put_functions(struct pprof_tables *tb, struct pb *out, struct pb *msg,
+			  struct pb *sub)
+{
+	size_t i;
+
+	for (i = 0; i < tb->nr_functions; i++) {
+		size_t name = ktau__index_find(&tb->strings, tb->fn_name[i]);
+
+		pb_uint(msg, FUNCTION_ID, i + 1);
+		pb_uint(msg, FUNCTION_NAME, name);
+		pb_uint(msg, FUNCTION_SYSTEM_NAME, name);
+		pb_sub(out, PROFILE_FUNCTION, msg);
+		pb_uint(sub, LINE_FUNCTION_ID, i + 1);
+		pb_uint(msg, LOCATION_ID, i + 1);
+		pb_sub(msg, LOCATION_LINE, sub);
+		pb_sub(out, PROFILE_LOCATION, msg);
+	}
+}
+
+static int encode(const struct ktau_model *m, struct pprof_tables *tb, struct pb *out)
+{
+	struct sample_ctx c = { .tb = tb, .out = out };
+	size_t i;
+	int ret;
+
+	if (str_id(tb, "") == SIZE_MAX)	/* string_table[0] must be "" */
+		return -ENOMEM;
+	ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "calls", "count");
+	if (!ret)
+		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "time", "nanoseconds");
+	if (!ret)
+		ret = value_type(tb, out, &c.sub, PROFILE_PERIOD_TYPE, "time", "nanoseconds");
+	pb_uint(out, PROFILE_PERIOD, 1);
+	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(tb, "time"));
+	for (i = 0; i < m->nr_threads && !ret; i++) {
+		c.t = m->threads[i];
+		ret = ktau__model_stacks(c.t, add_sample, &c);
+	}
+	if (!ret) {
+		put_functions(tb, out, &c.msg, &c.sub);
+		for (i = 0; i < tb->nr_str; i++)
+			pb_len(out, PROFILE_STRING_TABLE, tb->str[i], strlen(tb->str[i]));
+		ret = c.msg.err ? c.msg.err : c.sub.err ? c.sub.err : out->err;
+	}
+	pb_free(&c.msg);
+	pb_free(&c.sub);
+	return ret;
+}
+
+int ktau__emit_pprof(const struct ktau_model *m, FILE *out)
+{
+	struct pprof_tables tb = { 0 };
+	struct pb profile = { 0 };
+	int ret = encode(m, &tb, &profile);
+
+	if (!ret && profile.len && fwrite(profile.buf, 1, profile.len, out) != profile.len)
+		ret = -EIO;
+	pb_free(&profile);
+	ktau__index_free(&tb.strings);
+	ktau__index_free(&tb.functions);
+	free(tb.str);
+	free(tb.fn_name);
+	return ret;
+}

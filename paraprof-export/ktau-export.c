@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ktau-export — write a kernel profile as a TAU profile directory (for
+ * ParaProf), pprof, callgrind, folded stacks or JSON. Reading, the model
+ * and the writers are libktau's; this file only picks blocks and a format.
+ */
+#define _GNU_SOURCE	/* getopt_long */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktau.h>
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+};
+
+struct options {
+	int format;		/* enum ktau_model_format, 0: not given */
+	const char *output;	/* NULL: default */
+	const char *input;	/* a saved profile, or NULL with pid */
+	pid_t pid, tid;		/* 0: not given */
+	bool children;
+	unsigned int node;
+};
+
+static const char usage_text[] =
+"Usage: ktau-export --format FORMAT [-o OUT] [OPTIONS] INPUT\n"
+"       ktau-export --format FORMAT [-o OUT] [OPTIONS] --pid PID [--tid TID]\n"
+"\n"
+"Write a KTAU kernel profile in a format other tools read. INPUT is a saved\n"
+"/proc ktau profile (any scope: thread, process or system); --pid reads\n"
+"/proc/PID/ktau live instead. Every block of the profile (a thread, a\n"
+"process total, a process's exited threads) becomes one TAU thread,\n"
+"numbered from 0 in file order; children blocks only with --children.\n"
+"\n"
+"Formats:\n"
+"  tau        a directory of profile.NODE.0.THREAD files that ParaProf and\n"
+"             TAU's pprof open (OUT: the directory, default .)\n"
+"  pprof      profile.proto, uncompressed, for go tool pprof\n"
+"  callgrind  for callgrind_annotate and KCachegrind (event ns)\n"
+"  folded     'thread;root;...;leaf ns' lines for flamegraph.pl\n"
+"  json       see docs/json-schema.md\n"
+"For every format but tau, OUT is a file; without -o, or with -o -, the\n"
+"output goes to standard output. Files are replaced atomically.\n"
+"\n"
+"Options:\n"
+"  -f, --format FORMAT  tau, pprof, callgrind, folded or json (required)\n"
+"  -o, --output OUT     where to write (see above)\n"
+"  -p, --pid PID        read /proc/PID/ktau instead of INPUT\n"
+"  -t, --tid TID        with --pid: only thread TID (/proc/PID/task/TID/ktau)\n"
+"      --children       also export the children blocks (reaped children's\n"
+"                       totals)\n"
+"      --node N         the TAU node number of the threads (default 0)\n"
+"  -h, --help           print this help and exit\n"
+"  -V, --version        print the version and exit\n"
+"\n"
+"Kernel routines are named as TAU's KTAU merge named them: system calls\n"
+"sys_NAME(), others NAME(), in groups TAU_KERNEL_MERGE | KTAU_SYSCALL (or\n"
+"KTAU_BH, KTAU_IRQ, KTAU_SCHEDULE, KTAU_EXCEPTION, KTAU_KERNEL); caller =>\n"
+"callee edges become callpaths. The environment variable KTAU_PROCFS names\n"
+"another /proc root.\n"
+"\n"
+"Exit status:\n"
+"  0  success\n"
+"  1  runtime error: no such process, permission denied, no ktau support,\n"
+"     unreadable or malformed profile, no data, cannot write the output\n"
+"  2  usage error: unknown option, bad or missing argument\n";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fputs("ktau-export: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'ktau-export --help' for more information.\n", stderr);
+}
+
+static int parse_uint(const char *s, long min, long *out)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > INT_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+enum { OPT_CHILDREN = 256, OPT_NODE };
+
+static int parse_option(int c, struct options *o, char **argv)
+{
+	long v;
+
+	switch (c) {
+	case 'f':
+		o->format = ktau_model_format_from_name(optarg);
+		if (o->format < 0) {
+			usage_error("unknown format '%s' (tau, pprof, callgrind, "
+				    "folded, json)", optarg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case 'o':
+		o->output = optarg;
+		return -1;
+	case 'p':
+	case 't':
+		if (parse_uint(optarg, 1, &v)) {
+			usage_error(c == 'p' ? "invalid process id '%s'"
+					     : "invalid thread id '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		*(c == 'p' ? &o->pid : &o->tid) = (pid_t)v;
+		return -1;
+	case OPT_CHILDREN:
+		o->children = true;
+		return -1;
+	case OPT_NODE:
+		if (parse_uint(optarg, 0, &v)) {
+			usage_error("invalid node number '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		o->node = (unsigned int)v;
+		return -1;
+	case 'h':
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	case 'V':
+		printf("ktau-export (ktau) %s\n", ktau_version());
+		return EXIT_OK;
+	case ':':
+		usage_error("option '%s' needs an argument", argv[optind - 1]);
+		return EXIT_USAGE;
+	default:
+		usage_error("unknown option '%s'", argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+}
+
+/* Returns -1 to go on, or the exit code to stop with. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "node", required_argument, NULL, OPT_NODE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:p:t:hV", longopts, NULL)) != -1) {
+		ret = parse_option(c, o, argv);
+		if (ret >= 0)
+			return ret;
+	}
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc) {
+		usage_error("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!o->format) {
+		usage_error("%s", "missing --format");
+		return EXIT_USAGE;
+	}
+	if (!o->input == !o->pid) {
+		usage_error("%s", o->pid ? "give either INPUT or --pid, not both"
+					 : "missing INPUT file or --pid");
+		return EXIT_USAGE;
+	}
+	if (o->tid && !o->pid) {
+		usage_error("%s", "--tid needs --pid");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void source_name(const struct options *o, char *buf, size_t size)
+{
+	if (o->input)
+		snprintf(buf, size, "%s", o->input);
+	else if (o->tid)
+		snprintf(buf, size, "/proc/%d/task/%d/ktau", (int)o->pid, (int)o->tid);
+	else
+		snprintf(buf, size, "/proc/%d/ktau", (int)o->pid);
+}
+
+static struct ktau_profile *read_profile(const struct options *o)
+{
+	struct ktau_parse_error perr = { 0 };
+	struct ktau_profile *p;
+	char src[4200];
+	int error;
+
+	if (o->input)
+		p = ktau_profile_read_file(o->input, &perr);
+	else if (o->tid)
+		p = ktau_profile_read_tid(o->pid, o->tid, &perr);
+	else
+		p = ktau_profile_read_pid(o->pid, &perr);
+	if (p)
+		return p;
+	error = errno;
+	source_name(o, src, sizeof(src));
+	if ((error == EPROTO || error == EPROTONOSUPPORT) && perr.line)
+		fprintf(stderr, "ktau-export: %s:%u: %s\n", src, perr.line, perr.message);
+	else if (error == ESRCH && o->pid)
+		fprintf(stderr, "ktau-export: no such process or thread: %s\n", src);
+	else
+		fprintf(stderr, "ktau-export: cannot read %s: %s\n", src,
+			perr.message[0] ? perr.message : ktau_strerror(error));
+	return NULL;
+}
+
+/* The selected blocks as threads 0, 1, ... of node o->node. */
+static struct ktau_model *build_model(const struct options *o,
+				      const struct ktau_profile *p)
+{
+	struct ktau_model *m = ktau_model_new();
+	unsigned int thread = 0;
+	size_t i;
+
+	for (i = 0; m && i < ktau_profile_block_count(p); i++) {
+		const struct ktau_block *b = ktau_profile_block(p, i);
+
+		if (!o->children && ktau_block_kind(b) == KTAU_BLOCK_CHILDREN)
+			continue;
+		if (!ktau_model_add_block(m, p, i, o->node, 0, thread++)) {
+			fprintf(stderr, "ktau-export: cannot convert block %zu: %s\n",
+				i + 1, ktau_strerror(errno));
+			ktau_model_free(m);
+			return NULL;
+		}
+	}
+	if (!m)
+		fprintf(stderr, "ktau-export: %s\n", ktau_strerror(errno));
+	return m;
+}
+
+static int write_output(const struct options *o, const struct ktau_model *m)
+{
+	const char *out = o->output;
+	int ret;
+
+	if (o->format == KTAU_FORMAT_TAU)
+		ret = ktau_model_write_tau(m, out ? out : ".");
+	else if (!out || !strcmp(out, "-"))
+		ret = ktau_model_write_stream(m, o->format, stdout);
+	else
+		ret = ktau_model_write(m, o->format, out);
+	if (ret) {
+		fprintf(stderr, "ktau-export: cannot write %s: %s\n",
+			out && strcmp(out, "-") ? out
+			: o->format == KTAU_FORMAT_TAU ? "." : "standard output",
+			ktau_strerror(ret));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct ktau_profile *p;
+	struct ktau_model *m;
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	p = read_profile(&o);
+	if (!p)
+		return EXIT_RUNTIME;
+	m = build_model(&o, p);
+	ktau_profile_free(p);
+	if (!m)
+		return EXIT_RUNTIME;
+	if (!ktau_model_thread_count(m)) {
+		char src[4200];
+
+		source_name(&o, src, sizeof(src));
+		fprintf(stderr, "ktau-export: %s has no profile data to export\n", src);
+		ktau_model_free(m);
+		return EXIT_RUNTIME;
+	}
+	ret = write_output(&o, m);
+	ktau_model_free(m);
+	return ret;
+}

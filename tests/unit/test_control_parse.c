@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's /proc/ktau/control parser, compiled for the host from
+ * kernel-ext/kernel/ktau/control_parse.c (see the Makefile).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "harness.h"
+#include "control_parse.h"
+
+static const char *const groups[] = {
+	"syscall", "softirq", "irq", "sched", "exception", "kernel", "event",
+};
+#define NR_GROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static int parse(const char *s, struct ktau_control_cmd *cmd)
+{
+	return ktau_control_parse(s, strlen(s), groups, NR_GROUPS, cmd);
+}
+
+TEST(control_parse_commands)
+{
+	struct ktau_control_cmd cmd;
+
+	ASSERT_EQ(0, parse("start", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_START, cmd.op);
+	ASSERT_EQ(0, parse("stop\n", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_STOP, cmd.op);
+	ASSERT_EQ(0, parse("  clear\t", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_CLEAR, cmd.op);
+	ASSERT_EQ(0, parse("startclr", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_STARTCLR, cmd.op);
+	ASSERT_EQ(0, parse("enable syscall irq\n", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_ENABLE, cmd.op);
+	ASSERT_EQ((1UL << 0) | (1UL << 2), cmd.groups);
+	ASSERT_EQ(0, parse("disable  all", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_DISABLE, cmd.op);
+	ASSERT_EQ((1UL << NR_GROUPS) - 1, cmd.groups);
+	ASSERT_EQ(0, parse("enable event event", &cmd));
+	ASSERT_EQ(1UL << 6, cmd.groups);
+}
+
+TEST(control_parse_rejects)
+{
+	static const char *const bad[] = {
+		"", "\n", " ", "bogus", "START", "start now", "stop stop",
+		"clear 1", "enable", "enable\n", "disable ", "enable sys",
+		"enable syscall bogus", "enable all,irq", "start\n\n",
+		"st art", "enable syscall\nirq", "start\r", "\x80start",
+		"enable syscal", "enabled syscall", "startclr x",
+	};
+	struct ktau_control_cmd cmd;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(-EINVAL, parse(bad[i], &cmd));
+	/* an embedded NUL is not the end of the command */
+	ASSERT_EQ(-EINVAL, ktau_control_parse("start\0x", 7, groups, NR_GROUPS, &cmd));
+}
+
+TEST(control_parse_length_limit)
+{
+	char buf[KTAU_CONTROL_MAX_LEN + 2];
+	struct ktau_control_cmd cmd;
+
+	memset(buf, ' ', sizeof(buf));
+	memcpy(buf, "start", 5);
+	ASSERT_EQ(0, ktau_control_parse(buf, KTAU_CONTROL_MAX_LEN, groups, NR_GROUPS, &cmd));
+	ASSERT_EQ(-EINVAL, ktau_control_parse(buf, KTAU_CONTROL_MAX_LEN + 1, groups,
+					      NR_GROUPS, &cmd));
+}
