@@ -310,7 +310,7 @@ static void *thread7(void *arg)
 }
 
 /* everything zero right after a clear: own process (incl. exited threads),
- * own children, pid 1 (asleep in wait) */
+ * own children, and pid 1 but for a signal it may take meanwhile */
 static void check_empty(const char *check)
 {
 	static const char *const io[] = { "write", "open", "openat", "read", "close" };
@@ -341,10 +341,15 @@ static void check_empty(const char *check)
 		}
 	}
 	ktr_free(&p);
+	/*
+	 * pid 1 has forked every test so far (hundreds of calls); right after
+	 * the clear it may take a signal (SIGCHLD: rt_sigreturn, a restarted
+	 * wait4) but cannot have more than a handful of any call.
+	 */
 	if (!why[0] && ktr_load_buf("/proc/1/ktau", pbuf, sizeof(pbuf), &p, check) == 0) {
 		for (size_t i = 0; i < p.nblocks && !why[0]; i++)
 			for (size_t k = 0; k < p.blocks[i].nfuncs; k++)
-				if (p.blocks[i].funcs[k].calls &&
+				if (p.blocks[i].funcs[k].calls > 3 &&
 				    !strcmp(p.blocks[i].funcs[k].group, "syscall")) {
 					snprintf(why, sizeof(why), "/proc/1/ktau %s block: %s %" PRIu64
 						 " calls", p.blocks[i].kind, p.blocks[i].funcs[k].name,
@@ -353,7 +358,8 @@ static void check_empty(const char *check)
 				}
 		ktr_free(&p);
 	}
-	ktr_check(!why[0], check, "right after the clear %s, expected 0", why);
+	ktr_check(!why[0], check, "right after the clear %s, expected 0 (pid 1: at most 3)",
+		  why);
 }
 
 static void check_clear(void)
