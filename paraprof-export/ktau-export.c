@@ -15,11 +15,7 @@
 
 #include <ktau.h>
 
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,
-	EXIT_USAGE = 2,
-};
+#include "tool.h"
 
 struct options {
 	int format;		/* enum ktau_model_format, 0: not given */
@@ -73,28 +69,6 @@ static const char usage_text[] =
 "     unreadable or malformed profile, no data, cannot write the output\n"
 "  2  usage error: unknown option, bad or missing argument\n";
 
-static void usage_error(const char *fmt, const char *arg)
-{
-	fputs("ktau-export: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'ktau-export --help' for more information.\n", stderr);
-}
-
-static int parse_uint(const char *s, long min, long *out)
-{
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > INT_MAX)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 enum { OPT_CHILDREN = 256, OPT_NODE };
 
 static int parse_option(int c, struct options *o, char **argv)
@@ -105,7 +79,7 @@ static int parse_option(int c, struct options *o, char **argv)
 	case 'f':
 		o->format = ktau_model_format_from_name(optarg);
 		if (o->format < 0) {
-			usage_error("unknown format '%s' (tau, pprof, callgrind, "
+			tool_usage_error("unknown format '%s' (tau, pprof, callgrind, "
 				    "folded, json)", optarg);
 			return EXIT_USAGE;
 		}
@@ -115,8 +89,8 @@ static int parse_option(int c, struct options *o, char **argv)
 		return -1;
 	case 'p':
 	case 't':
-		if (parse_uint(optarg, 1, &v)) {
-			usage_error(c == 'p' ? "invalid process id '%s'"
+		if (tool_parse_uint(optarg, 1, &v)) {
+			tool_usage_error(c == 'p' ? "invalid process id '%s'"
 					     : "invalid thread id '%s'", optarg);
 			return EXIT_USAGE;
 		}
@@ -126,8 +100,8 @@ static int parse_option(int c, struct options *o, char **argv)
 		o->children = true;
 		return -1;
 	case OPT_NODE:
-		if (parse_uint(optarg, 0, &v)) {
-			usage_error("invalid node number '%s'", optarg);
+		if (tool_parse_uint(optarg, 0, &v)) {
+			tool_usage_error("invalid node number '%s'", optarg);
 			return EXIT_USAGE;
 		}
 		o->node = (unsigned int)v;
@@ -139,10 +113,10 @@ static int parse_option(int c, struct options *o, char **argv)
 		printf("ktau-export (ktau) %s\n", ktau_version());
 		return EXIT_OK;
 	case ':':
-		usage_error("option '%s' needs an argument", argv[optind - 1]);
+		tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		return EXIT_USAGE;
 	default:
-		usage_error("unknown option '%s'", argv[optind - 1]);
+		tool_usage_error("unknown option '%s'", argv[optind - 1]);
 		return EXIT_USAGE;
 	}
 }
@@ -172,20 +146,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		o->input = argv[optind++];
 	if (optind < argc) {
-		usage_error("unexpected argument '%s'", argv[optind]);
+		tool_usage_error("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (!o->format) {
-		usage_error("%s", "missing --format");
+		tool_usage_error("%s", "missing --format");
 		return EXIT_USAGE;
 	}
 	if (!o->input == !o->pid) {
-		usage_error("%s", o->pid ? "give either INPUT or --pid, not both"
+		tool_usage_error("%s", o->pid ? "give either INPUT or --pid, not both"
 					 : "missing INPUT file or --pid");
 		return EXIT_USAGE;
 	}
 	if (o->tid && !o->pid) {
-		usage_error("%s", "--tid needs --pid");
+		tool_usage_error("%s", "--tid needs --pid");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -279,8 +253,10 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct ktau_profile *p;
 	struct ktau_model *m;
+
 	int ret;
 
+	tool_init("ktau-export");
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;

@@ -25,6 +25,9 @@ while read -r f; do
 	fi
 done < <(cd "$top" && find kernel-ext -name '*.[ch]' | sort)
 
+# Absolute paths on purpose: given the relative path of a file git tracks,
+# checkpatch checked the commit that added the file (its text as '+' lines)
+# instead of the patch in it, and reported context lines as errors.
 while read -r p; do
 	out=$(perl "$checkpatch" --no-tree --strict --terse --show-types "$top/patches/$p" 2>&1 |
 		grep -E ': (ERROR|WARNING|CHECK):')

@@ -16,12 +16,7 @@
 #include <ktau.h>
 
 #include "profile-table.h"
-
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,
-	EXIT_USAGE = 2,
-};
+#include "tool.h"
 
 struct options {
 	pid_t pid;		/* 0: not given */
@@ -71,23 +66,12 @@ static const char usage_text[] =
 "     this kernel, unreadable or malformed profile\n"
 "  2  usage error: unknown option, bad or missing argument\n";
 
-static void usage_error(const char *fmt, const char *arg)
-{
-	fputs("ktau-dump: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'ktau-dump --help' for more information.\n", stderr);
-}
-
+/* A process or thread id: 1 .. INT_MAX. */
 static int parse_id(const char *s, pid_t *out)
 {
-	char *end;
 	long v;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0 || v > INT_MAX)
+	if (tool_parse_uint(s, 1, &v))
 		return -EINVAL;
 	*out = (pid_t)v;
 	return 0;
@@ -116,7 +100,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 't':
 			if (parse_id(optarg, &o->tid)) {
-				usage_error("invalid thread id '%s'", optarg);
+				tool_usage_error("invalid thread id '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -142,30 +126,30 @@ static int parse_options(int argc, char **argv, struct options *o)
 			printf("ktau-dump (ktau) %s\n", ktau_version());
 			return EXIT_OK;
 		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			usage_error("unknown option '%s'", argv[optind - 1]);
+			tool_usage_error("unknown option '%s'", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		if (parse_id(argv[optind], &o->pid)) {
-			usage_error("invalid process id '%s'", argv[optind]);
+			tool_usage_error("invalid process id '%s'", argv[optind]);
 			return EXIT_USAGE;
 		}
 		optind++;
 	}
 	if (optind < argc) {
-		usage_error("unexpected argument '%s'", argv[optind]);
+		tool_usage_error("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (o->system && o->input) {
-		usage_error("%s", "--system and --input cannot be combined");
+		tool_usage_error("%s", "--system and --input cannot be combined");
 		return EXIT_USAGE;
 	}
 	if (!o->pid && !o->system && !o->input) {
-		usage_error("%s", "missing process id");
+		tool_usage_error("%s", "missing process id");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -325,6 +309,7 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	int ret;
 
+	tool_init("ktau-dump");
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
