@@ -51,7 +51,9 @@ user: lib tools guest-tests
 
 initramfs: user
 	@echo '==> packing the guest initramfs'
-	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh tests/qemu/mkinitramfs.sh $(USER_BUILD) $(INITRAMFS)
+	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \
+		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \
+		tests/qemu/mkinitramfs.sh $(USER_BUILD) $(INITRAMFS)
 
 boot: kernel initramfs
 	@tests/qemu/run-guest.sh --mode shell --kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)

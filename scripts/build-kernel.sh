@@ -134,4 +134,17 @@ say "building bzImage ($name, $JOBS jobs) in $objdir"
 # shellcheck disable=SC2086 # KMAKEFLAGS is a list of make arguments
 make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS bzImage
 cp "$objdir/arch/x86/boot/bzImage" "$BUILD/bzImage-$name"
+
+# The guest tests' module (tests/kmod), built against this kernel when it
+# has module support; the source is copied because kbuild writes next to it.
+if grep -qx 'CONFIG_MODULES=y' "$objdir/.config"; then
+	kmod=$BUILD/kmod-$name
+	say "building the test module (tests/kmod) in $kmod"
+	make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS modules
+	mkdir -p "$kmod"
+	for f in "$top"/tests/kmod/*; do
+		cmp -s "$f" "$kmod/${f##*/}" || cp "$f" "$kmod/"
+	done
+	make -s -C "$objdir" M="$kmod" -j"$JOBS" $KMAKEFLAGS modules
+fi
 say "kernel ready: $BUILD/bzImage-$name ($(make -s -C "$tree" O="$objdir" kernelrelease))"

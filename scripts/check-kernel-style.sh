@@ -1,7 +1,8 @@
 #!/bin/bash
 # The kernel side's hygiene, as PASS/FAIL lines: checkpatch --strict on
-# every kernel-ext source file and every patch, and a W=1 + sparse build
-# of kernel/ktau/ (needs a configured tree from `make kernel`).
+# every kernel-ext source file, the test module and every patch, and a
+# W=1 + sparse build of kernel/ktau/ and of the test module (needs a
+# configured tree from `make kernel`).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +24,7 @@ while read -r f; do
 	else
 		echo "FAIL: checkpatch/$f: $(printf '%s' "$out" | head -n 3 | sed "s|$top/||" | tr '\n' ' ')"
 	fi
-done < <(cd "$top" && find kernel-ext -name '*.[ch]' | sort)
+done < <(cd "$top" && find kernel-ext tests/kmod -name '*.[ch]' | sort)
 
 # Absolute paths on purpose: given the relative path of a file git tracks,
 # checkpatch checked the commit that added the file (its text as '+' lines)
@@ -53,4 +54,15 @@ if [ -z "$out" ]; then
 	echo "PASS: kernel/ktau W=1 sparse"
 else
 	echo "FAIL: kernel/ktau W=1 sparse: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+fi
+
+kmod=$BUILD/kmod-${KCONFIG:-qemu}
+if [ -d "$kmod" ]; then
+	out=$(make -s -C "$objdir" M="$kmod" W=1 C=2 modules 2>&1 |
+		grep -E 'warning|error' | grep -v '^make')
+	if [ -z "$out" ]; then
+		echo "PASS: tests/kmod W=1 sparse"
+	else
+		echo "FAIL: tests/kmod W=1 sparse: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+	fi
 fi

@@ -39,6 +39,7 @@ run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 run "kernel build" make -s -C "$top" kernel
 run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel-style.sh"
+run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
 run "user build" make -s -C "$top" initramfs
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \

@@ -500,7 +500,23 @@ int ktr_parse(const char *text, size_t len, struct ktr_profile *p, char *err, si
 				snprintf(err, errlen, "line %d: event line before any task line", lineno);
 				goto out;
 			}
-			cur->nevents++;
+			struct ktr_event ev = { .lineno = lineno };
+
+			if (ntok != 9 || num(tok[1], &ev.ctx) || num(tok[2], &ev.fid) ||
+			    copyname(ev.name, sizeof(ev.name), tok[3]) ||
+			    num(tok[4], &ev.count) || num(tok[5], &ev.min) ||
+			    num(tok[6], &ev.max) || num(tok[7], &ev.sum) ||
+			    num(tok[8], &ev.sumsq)) {
+				snprintf(err, errlen, "line %d: bad event line (want: event ctx fid name count min max sum sumsq)", lineno);
+				goto out;
+			}
+			if (!ev.count || ev.min > ev.max) {
+				snprintf(err, errlen, "line %d: event with count 0 or min > max", lineno);
+				goto out;
+			}
+			if (grow((void **)&cur->events, &cur->capevents, cur->nevents, sizeof(ev)))
+				goto oom;
+			cur->events[cur->nevents++] = ev;
 		}
 		/* other first words: skipped (forward compatibility) */
 	}
@@ -533,6 +549,7 @@ void ktr_free(struct ktr_profile *p)
 	for (size_t i = 0; i < p->nblocks; i++) {
 		free(p->blocks[i].funcs);
 		free(p->blocks[i].edges);
+		free(p->blocks[i].events);
 	}
 	free(p->blocks);
 	p->blocks = NULL;
@@ -848,4 +865,27 @@ int ktr_ctl_field(const char *text, const char *key, char *out, size_t len)
 	if (len)
 		out[0] = '\0';
 	return -1;
+}
+
+int ktr_event_find(const struct ktr_block *b, const char *name,
+		   struct ktr_event *out)
+{
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < b->nevents; i++) {
+		const struct ktr_event *e = &b->events[i];
+
+		if (strcmp(e->name, name))
+			continue;
+		if (!found || e->min < out->min)
+			out->min = e->min;
+		if (!found || e->max > out->max)
+			out->max = e->max;
+		out->count += e->count;
+		out->sum += e->sum;
+		out->sumsq += e->sumsq;
+		found++;
+	}
+	return found;
 }

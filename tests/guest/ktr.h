@@ -28,6 +28,13 @@ struct ktr_rec {		/* a func or an edge line */
 	int lineno;
 };
 
+struct ktr_event {		/* an event line: event ctx fid name count min max sum sumsq */
+	uint64_t ctx, fid;
+	char name[KTR_NAME_MAX];
+	uint64_t count, min, max, sum, sumsq;
+	int lineno;
+};
+
 struct ktr_block {
 	char kind[16];		/* thread | process | exited | children */
 	long pid, tid;
@@ -38,7 +45,8 @@ struct ktr_block {
 	size_t nfuncs, capfuncs;
 	struct ktr_rec *edges;
 	size_t nedges, capedges;
-	size_t nevents;
+	struct ktr_event *events;
+	size_t nevents, capevents;
 };
 
 struct ktr_profile {
@@ -74,6 +82,11 @@ struct ktr_block *ktr_block_kind(struct ktr_profile *p, const char *kind, int n)
  * lines found (0: all sums are 0). */
 int ktr_func(const struct ktr_block *b, const char *name, uint64_t *calls,
 	     uint64_t *incl, uint64_t *excl);
+
+/* Event lines named `name` merged over all contexts (count and sums
+ * added, min/max combined) into *out.  Returns the number of lines found. */
+int ktr_event_find(const struct ktr_block *b, const char *name,
+		   struct ktr_event *out);
 
 /* Function map of /proc/ktau/functions. */
 struct ktr_fmap_ent {

@@ -17,10 +17,13 @@ if [ $# -gt 0 ]; then
 	tests=
 	for n in "$@"; do tests="$tests $dir/t_${n#t_}"; done
 else
-	# t_control switches recording off and on: run it last, so that a
+	# t_kmod spends every function id of the boot at its end, and
+	# t_control switches recording off and on: they run last, so that a
 	# failure of its own clean-up cannot spoil the other tests
-	tests=$(ls "$dir"/t_* 2>/dev/null | grep -v '/t_control$')
-	[ -e "$dir/t_control" ] && tests="$tests $dir/t_control"
+	tests=$(ls "$dir"/t_* 2>/dev/null | grep -v -e '/t_control$' -e '/t_kmod$')
+	for last in t_kmod t_control; do
+		[ -e "$dir/$last" ] && tests="$tests $dir/$last"
+	done
 fi
 
 for t in $tests; do

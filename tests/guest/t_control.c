@@ -103,22 +103,29 @@ static long long own_getpid(const char *check)
 	return (long long)g;
 }
 
-/* the control file without its `fids` line (a run-time registration may
- * change the registered count at any time) */
+/* the control file without the lines that move on their own: the id
+ * counts (a run-time registration may happen at any time) and the memory
+ * that task profiles take */
+static int volatile_line(const char *l)
+{
+	return !strncmp(l, "fids ", 5) || !strncmp(l, "fids_refused ", 13) ||
+	       !strncmp(l, "memory ", 7);
+}
+
 static char *ctl_state(void)
 {
 	char *t = ktr_ctl_read(), *l, *nl;
 
 	if (!t)
 		return NULL;
-	for (l = t; *l; l = nl + 1) {
+	for (l = t; *l;) {
 		nl = strchr(l, '\n');
 		if (!nl)
 			break;
-		if (!strncmp(l, "fids ", 5)) {
+		if (volatile_line(l))
 			memmove(l, nl + 1, strlen(nl + 1) + 1);
-			break;
-		}
+		else
+			l = nl + 1;
 	}
 	return t;
 }
@@ -199,7 +206,8 @@ static void cmd(const char *check, const char *c)
 static void check_readback(void)
 {
 	static const char *const keys[] = { "state", "groups", "available", "fids",
-					    "lost_tasks", "usage:" };
+					    "fids_refused", "memory", "lost_tasks",
+					    "usage:" };
 	char *t = ktr_ctl_read(), v[512];
 	struct stat st;
 	unsigned long a, b;
@@ -237,6 +245,18 @@ static void check_readback(void)
 	ktr_ctl_field(t, "fids", v, sizeof(v));
 	ktr_check(sscanf(v, "%lu/%lu%c", &a, &b, &c) == 2 && a > 0 && a <= b, "readback-fids",
 		  "'fids %s', expected 'fids <registered>/<max>' with 0 < registered <= max", v);
+	ktr_ctl_field(t, "memory", v, sizeof(v));
+	{
+		unsigned long tasks = 0, bytes = 0;
+
+		ktr_check(sscanf(v, "tasks=%lu bytes=%lu%c", &tasks, &bytes, &c) == 2 &&
+			  tasks > 0 && bytes >= tasks * 64, "readback-memory",
+			  "'memory %s', expected 'memory tasks=N bytes=M' with N > 0 and M a "
+			  "plausible size", v);
+		if (tasks)
+			ktr_info("memory", "%lu tasks have a profile, %lu bytes in all, %lu per task",
+				 tasks, bytes, bytes / tasks);
+	}
 	ktr_ctl_field(t, "lost_tasks", v, sizeof(v));
 	ktr_check(sscanf(v, "%lu%c", &a, &c) == 1, "readback-lost_tasks",
 		  "'lost_tasks %s', expected a number", v);

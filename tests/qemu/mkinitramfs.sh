@@ -14,6 +14,8 @@
 #   BUSYBOX  static busybox to install (default /bin/busybox)
 #   DEMO     script installed as /demo.sh (default BUILD/demo.sh, if present)
 #   EXTRA    directory copied verbatim over the root (default BUILD/rootfs-extra)
+#   KMOD     kernel modules (.ko) for the guest tests, installed in /guest;
+#            they must be built against the kernel that boots
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "$0"; exit "${1:-2}"; }
@@ -87,6 +89,10 @@ if [ -d "$BUILD/guest" ]; then
 		case "${f##*/}" in t_*) ntests=$((ntests + 1)) ;; esac
 	done
 fi
+for m in ${KMOD:-}; do
+	[ -f "$m" ] || die "KMOD: no module $m (build the kernel first: make kernel)"
+	install -m 644 "$m" guest/
+done
 [ -f guest/run-all.sh ] || install -m 755 "$repo/tests/guest/run-all.sh" guest/run-all.sh
 [ -f "$DEMO" ] && install -m 755 "$DEMO" demo.sh
 [ -d "$EXTRA" ] && cp -a "$EXTRA"/. .

@@ -11,6 +11,7 @@
 #define _LINUX_KTAU_H
 
 #include <linux/types.h>
+#include <linux/errno.h>
 #include <linux/jump_label.h>
 
 struct task_struct;
@@ -31,6 +32,24 @@ enum ktau_group {
 	KTAU_NR_GROUPS,
 };
 
+/* Longest name a run-time registered function id may have. */
+#define KTAU_NAME_MAX		47
+
+/* What a profiling handler is called for (ktau_register_handler()). */
+enum ktau_handler_type {
+	KTAU_HANDLER_START,	/* @data: u64 *, the TSC at the start */
+	KTAU_HANDLER_STOP,	/* @data: u64 *, the TSC at the stop */
+	KTAU_HANDLER_EVENT,	/* @data: u64 *, the event's value */
+};
+
+/*
+ * The seed's BG/L handler: called at every instrumentation point of the
+ * groups it was registered for, in the context of the task the point is
+ * charged to, with interrupts disabled.  It must not sleep.
+ */
+typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
+				const char *name, void *data);
+
 #ifdef CONFIG_KTAU
 
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
@@ -38,7 +57,7 @@ extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
 #define ktau_group_on(group) \
 	static_branch_unlikely(&ktau_group_keys[(group)])
 
-void ktau_task_init(struct task_struct *tsk);
+void ktau_task_init(struct task_struct *tsk, u64 clone_flags);
 void ktau_task_free(struct task_struct *tsk);
 void ktau_task_exit(struct task_struct *tsk);
 void ktau_thread_release(struct task_struct *tsk);
@@ -46,7 +65,7 @@ void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p);
 void ktau_signal_free(struct signal_struct *sig);
 
 void __ktau_syscall_enter(long nr);
-void __ktau_syscall_exit(void);
+void __ktau_syscall_exit(long ret);
 void __ktau_ia32_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
@@ -56,6 +75,29 @@ void __ktau_fault_enter(bool user_mode);
 void __ktau_fault_exit(void);
 void __ktau_schedule_enter(bool voluntary);
 void __ktau_schedule_exit(void);
+void __ktau_enter_from_user(void);
+
+/*
+ * Run-time registered function ids, for any kernel code and modules.
+ * ktau_get_fid() returns the id of @name in @group, registering it if it
+ * is new: a non-negative id, or -EINVAL (bad name or group), -EEXIST
+ * (@name is registered in another group), -ENOSPC (all
+ * CONFIG_KTAU_MAX_FIDS ids are taken), -ENOMEM.  Any context.
+ */
+int ktau_get_fid(const char *name, unsigned int group);
+void ktau_start_fid(int fid);
+void ktau_stop_fid(int fid);
+void __ktau_event(int fid, u64 value);
+int __ktau_site_fid(int *site, const char *name, unsigned int group);
+
+int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler);
+int ktau_unregister_handler(unsigned int group_mask);
+
+int ktau_set_context(unsigned long addr, unsigned long arg3,
+		     unsigned long arg4, unsigned long arg5);
+void ktau_execve(struct task_struct *tsk);
+
+extern struct static_key_false ktau_context_key;
 
 int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
 		  struct pid *pid, struct task_struct *task);
@@ -75,10 +117,11 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
 		__ktau_ia32_syscall_enter(nr);
 }
 
-static __always_inline void ktau_syscall_exit(void)
+/* @ret: the call's return value, for the bytes of reads and writes. */
+static __always_inline void ktau_syscall_exit(long ret)
 {
 	if (ktau_group_on(KTAU_GROUP_SYSCALL))
-		__ktau_syscall_exit();
+		__ktau_syscall_exit(ret);
 }
 
 /* Around each softirq vector's handler, in every path that runs them. */
@@ -132,9 +175,78 @@ static __always_inline void ktau_schedule_exit(void)
 		__ktau_schedule_exit();
 }
 
+/*
+ * On every entry from user mode, with interrupts off: read the user
+ * context word the task registered, which keys what it records until
+ * it returns.  Costs a no-op until some task registers one.
+ */
+static __always_inline void ktau_enter_from_user(void)
+{
+	if (static_branch_unlikely(&ktau_context_key))
+		__ktau_enter_from_user();
+}
+
+/*
+ * The id a start/stop/event site uses, registered on the site's first
+ * use and kept in @site: 0 not yet, id + 1, or a negative errno when
+ * registration failed (not retried; each use then counts as dropped).
+ */
+static __always_inline int ktau_site_fid(int *site, const char *name,
+					 unsigned int group)
+{
+	int v = READ_ONCE(*site);
+
+	if (likely(v > 0))
+		return v - 1;
+	if (v < 0)
+		return v;
+	return __ktau_site_fid(site, name, group);
+}
+
+/* Record @value for the atomic event @fid (count, min, max, sum, sum^2). */
+static __always_inline void ktau_event(int fid, u64 value)
+{
+	if (ktau_group_on(KTAU_GROUP_EVENT))
+		__ktau_event(fid, value);
+}
+
+/*
+ * Time a kernel routine by name, anywhere in the kernel or a module:
+ *	KTAU_START("my_flush");  ...  KTAU_STOP("my_flush");
+ * The name is registered (group "kernel") on first use.  Start and stop
+ * nest like any instrumented routine; a stop closes the innermost open
+ * start of the same name.
+ */
+#define KTAU_START(name)						\
+	do {								\
+		static int __ktau_site;					\
+		if (ktau_group_on(KTAU_GROUP_KERNEL))			\
+			ktau_start_fid(ktau_site_fid(&__ktau_site, (name), \
+						     KTAU_GROUP_KERNEL)); \
+	} while (0)
+
+#define KTAU_STOP(name)							\
+	do {								\
+		static int __ktau_site;					\
+		if (ktau_group_on(KTAU_GROUP_KERNEL))			\
+			ktau_stop_fid(ktau_site_fid(&__ktau_site, (name), \
+						    KTAU_GROUP_KERNEL)); \
+	} while (0)
+
+/* Record @value for the atomic event @name (group "event"). */
+#define KTAU_EVENT(name, value)						\
+	do {								\
+		static int __ktau_site;					\
+		if (ktau_group_on(KTAU_GROUP_EVENT))			\
+			__ktau_event(ktau_site_fid(&__ktau_site, (name),	\
+						   KTAU_GROUP_EVENT),	\
+				     (value));				\
+	} while (0)
+
 #else /* !CONFIG_KTAU */
 
-static inline void ktau_task_init(struct task_struct *tsk) { }
+static inline void ktau_task_init(struct task_struct *tsk,
+				  u64 clone_flags) { }
 static inline void ktau_task_free(struct task_struct *tsk) { }
 static inline void ktau_task_exit(struct task_struct *tsk) { }
 static inline void ktau_thread_release(struct task_struct *tsk) { }
@@ -143,7 +255,7 @@ static inline void ktau_child_reaped(struct signal_struct *psig,
 static inline void ktau_signal_free(struct signal_struct *sig) { }
 static inline void ktau_syscall_enter(long nr) { }
 static inline void ktau_ia32_syscall_enter(long nr) { }
-static inline void ktau_syscall_exit(void) { }
+static inline void ktau_syscall_exit(long ret) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }
 static inline void ktau_softirq_exit(unsigned int vec) { }
 static inline void ktau_irq_enter(void) { }
@@ -152,6 +264,39 @@ static inline void ktau_fault_enter(bool user_mode) { }
 static inline void ktau_fault_exit(void) { }
 static inline void ktau_schedule_enter(bool voluntary) { }
 static inline void ktau_schedule_exit(void) { }
+static inline void ktau_enter_from_user(void) { }
+static inline void ktau_execve(struct task_struct *tsk) { }
+static inline int ktau_set_context(unsigned long addr, unsigned long arg3,
+				   unsigned long arg4, unsigned long arg5)
+{
+	return -EINVAL;
+}
+
+static inline int ktau_get_fid(const char *name, unsigned int group)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void ktau_start_fid(int fid) { }
+static inline void ktau_stop_fid(int fid) { }
+static inline void ktau_event(int fid, u64 value) { }
+static inline int ktau_register_handler(unsigned int group_mask,
+					ktau_handler_fn handler)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int ktau_unregister_handler(unsigned int group_mask)
+{
+	return -EOPNOTSUPP;
+}
+
+/* Arguments are still type-checked, as with ktau compiled in. */
+static inline void ktau_named_point(const char *name, u64 value) { }
+
+#define KTAU_START(name)	ktau_named_point((name), 0)
+#define KTAU_STOP(name)		ktau_named_point((name), 0)
+#define KTAU_EVENT(name, value)	ktau_named_point((name), (value))
 
 #endif /* CONFIG_KTAU */
 

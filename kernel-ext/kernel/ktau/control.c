@@ -113,6 +113,7 @@ static ssize_t ktau_control_write(struct file *file, const char __user *ubuf,
 
 static int ktau_control_show(struct seq_file *m, void *v)
 {
+	unsigned long tasks, bytes;
 	unsigned int g;
 	bool any = false;
 
@@ -133,6 +134,9 @@ static int ktau_control_show(struct seq_file *m, void *v)
 	for (g = 0; g < KTAU_NR_GROUPS; g++)
 		seq_printf(m, " %s", ktau_group_name(g));
 	seq_printf(m, "\nfids %u/%u\n", ktau_nr_fids(), KTAU_MAX_FIDS);
+	seq_printf(m, "fids_refused %u\n", ktau_fids_refused());
+	ktau_memory_usage(&tasks, &bytes);
+	seq_printf(m, "memory tasks=%lu bytes=%lu\n", tasks, bytes);
 	seq_printf(m, "lost_tasks %lld\n", atomic64_read(&ktau_lost_tasks));
 	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP...  (GROUP: a name above or all)\n");
 	seq_puts(m, "end\n");

@@ -9,16 +9,22 @@
  * same task.  Readers on other CPUs see the table through RCU; a table
  * that grows is replaced and the old one freed after a grace period.
  */
+#include <linux/export.h>
 #include <linux/hash.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/timex.h>
+#include <asm/unistd.h>
 
 #include "internal.h"
 
+/* Modules test the keys inline, in KTAU_START() and ktau_event(). */
 struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
 	[0 ... KTAU_NR_GROUPS - 1] = STATIC_KEY_FALSE_INIT,
 };
+EXPORT_SYMBOL_GPL(ktau_group_keys);
 
 unsigned int ktau_gen;
 atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
@@ -49,10 +55,22 @@ static struct ktau_task *ktau_task_alloc(gfp_t gfp)
 	return kt;
 }
 
-/* Called at fork; failure is not fatal, the profile is then made lazily. */
-void ktau_task_init(struct task_struct *tsk)
+/*
+ * Called at fork; failure is not fatal, the profile is then made lazily.
+ * A forked process keeps its parent's user context word, at the same
+ * address of its copy of the memory; a new thread registers its own.
+ */
+void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 {
-	tsk->ktau = ktau_task_alloc(GFP_KERNEL | __GFP_NOWARN);
+	struct ktau_task *parent = current->ktau;
+	struct ktau_task *kt;
+
+	kt = ktau_task_alloc(GFP_KERNEL | __GFP_NOWARN);
+	tsk->ktau = kt;
+	if (kt && parent && !(clone_flags & CLONE_VM)) {
+		kt->ctx_word = parent->ctx_word;
+		kt->ctx = parent->ctx;
+	}
 }
 
 void ktau_task_free(struct task_struct *tsk)
@@ -67,7 +85,7 @@ void ktau_task_free(struct task_struct *tsk)
 }
 
 /* The profile of current, made on first use when fork could not. */
-static struct ktau_task *ktau_current(void)
+struct ktau_task *ktau_current(void)
 {
 	struct ktau_task *kt = current->ktau;
 
@@ -160,6 +178,16 @@ void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl)
 	WRITE_ONCE(e->excl, e->excl + excl);
 }
 
+/* An event's count, minimum and maximum (the other entry has the sums). */
+void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max)
+{
+	if (!e->calls || min < e->incl)
+		WRITE_ONCE(e->incl, min);
+	if (!e->calls || max > e->excl)
+		WRITE_ONCE(e->excl, max);
+	WRITE_ONCE(e->calls, e->calls + count);
+}
+
 /* Add every entry of @src to the table at @dst; returns entries lost. */
 unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 			     const struct ktau_table *src)
@@ -175,10 +203,12 @@ unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 		if (!s->key || !s->calls)
 			continue;
 		e = ktau_table_entry(dst, s->key);
-		if (e)
-			ktau_entry_add(e, s->calls, s->incl, s->excl);
-		else
+		if (!e)
 			lost++;
+		else if (KTAU_KEY_PARENT(s->key) == KTAU_EVENT_RANGE)
+			ktau_range_add(e, s->calls, s->incl, s->excl);
+		else
+			ktau_entry_add(e, s->calls, s->incl, s->excl);
 	}
 	return lost;
 }
@@ -209,11 +239,48 @@ static void ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
 		kt->dropped++;
 }
 
+static u64 ktau_square_sat(u64 v)
+{
+	u64 sq;
+
+	return check_mul_overflow(v, v, &sq) ? U64_MAX : sq;
+}
+
+static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
+			       u64 value)
+{
+	u64 sum_key = KTAU_KEY(kt->ctx, KTAU_EVENT_SUM, fid);
+	u64 range_key = KTAU_KEY(kt->ctx, KTAU_EVENT_RANGE, fid);
+	struct ktau_entry *sum, *range;
+	u64 sumsq;
+
+	if (unlikely(ktau_task_cleared(kt)))
+		ktau_task_reset(kt);
+	/*
+	 * Inserting the second entry may move the table: look the first
+	 * one up again afterwards, it is found where the move put it.
+	 */
+	sum = ktau_table_entry(&kt->table, sum_key);
+	range = sum ? ktau_table_entry(&kt->table, range_key) : NULL;
+	if (unlikely(!range)) {
+		kt->dropped++;
+		return;
+	}
+	sum = ktau_table_entry(&kt->table, sum_key);
+	if (check_add_overflow(sum->excl, ktau_square_sat(value), &sumsq))
+		sumsq = U64_MAX;
+	WRITE_ONCE(sum->calls, sum->calls + 1);
+	WRITE_ONCE(sum->incl, sum->incl + value);
+	WRITE_ONCE(sum->excl, sumsq);
+	ktau_range_add(range, 1, value, value);
+}
+
 static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
 {
 	struct ktau_frame *f;
 	unsigned int gen = READ_ONCE(ktau_gen);
 
+	ktau_handlers(fid, KTAU_HANDLER_START, &now);
 	if (unlikely(kt->gen != gen)) {
 		kt->gen = gen;
 		kt->depth = 0;
@@ -256,7 +323,8 @@ static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
 	kt->depth = i - 1;
 	incl = now - f->start;
 	excl = likely(incl > f->child) ? incl - f->child : 0;
-	ktau_account(kt, KTAU_KEY(0, f->parent_slot, fid), incl, excl);
+	ktau_account(kt, KTAU_KEY(kt->ctx, f->parent_slot, fid), incl, excl);
+	ktau_handlers(fid, KTAU_HANDLER_STOP, &now);
 	if (kt->depth)
 		kt->stack[kt->depth - 1].child += incl;
 }
@@ -274,17 +342,24 @@ void ktau_unwind(struct ktau_task *kt)
 }
 
 /*
+ * Idle tasks have no /proc entry to show a profile in; NMIs are not
+ * masked by local_irq_save(), so they must never touch a table.
+ */
+static __always_inline bool ktau_may_record(void)
+{
+	return !is_idle_task(current) && !in_nmi();
+}
+
+/*
  * Start timing @fid on current.  @from_user: the kernel was entered from
- * user mode, where nothing of this task can be open.  Idle tasks have no
- * /proc entry to show a profile in: they are not profiled.
+ * user mode, where nothing of this task can be open.
  */
 static void ktau_start_at(unsigned int fid, bool from_user)
 {
 	struct ktau_task *kt;
 	unsigned long flags;
 
-	/* NMIs are not masked by local_irq_save(): never touch a table. */
-	if (unlikely(is_idle_task(current) || in_nmi()))
+	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
 	kt = ktau_current();
@@ -309,7 +384,7 @@ void ktau_stop(unsigned int fid)
 	struct ktau_task *kt;
 	unsigned long flags;
 
-	if (unlikely(is_idle_task(current) || in_nmi()))
+	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
 	kt = current->ktau;
@@ -402,8 +477,29 @@ void __ktau_ia32_syscall_enter(long nr)
 	ktau_syscall_start(nr, ktau_ia32_fid);
 }
 
+/* The bytes a read() or write() moved, as the atomic events of each. */
+static void ktau_syscall_bytes(struct ktau_task *kt, unsigned int fid,
+			       long ret)
+{
+	unsigned int point;
+
+	if (fid == __NR_read)
+		point = KTAU_SP_READ_BYTES;
+	else if (fid == __NR_write)
+		point = KTAU_SP_WRITE_BYTES;
+	else
+		return;
+	if (ret >= 0 && ktau_group_on(KTAU_GROUP_EVENT)) {
+		u64 value = ret;
+
+		ktau_account_event(kt, KTAU_FID_STATIC(point), value);
+		ktau_handlers(KTAU_FID_STATIC(point), KTAU_HANDLER_EVENT,
+			      &value);
+	}
+}
+
 /* The syscall's frame is the bottom one, whatever its number was. */
-void __ktau_syscall_exit(void)
+void __ktau_syscall_exit(long ret)
 {
 	u64 now = get_cycles();
 	struct ktau_task *kt;
@@ -414,9 +510,98 @@ void __ktau_syscall_exit(void)
 	if (likely(kt) && kt->depth && kt->gen == READ_ONCE(ktau_gen)) {
 		kt->depth = 1;
 		kt->overflow = 0;
+		ktau_syscall_bytes(kt, kt->stack[0].fid, ret);
 		ktau_pop(kt, kt->stack[0].fid, now);
 	}
 	local_irq_restore(flags);
+}
+
+/* Counts what a site could not record, e.g. for want of a function id. */
+void ktau_count_dropped(void)
+{
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	if (unlikely(!ktau_may_record()))
+		return;
+	local_irq_save(flags);
+	kt = ktau_current();
+	if (kt)
+		kt->dropped++;
+	local_irq_restore(flags);
+}
+
+static bool ktau_fid_recording(int fid)
+{
+	int group;
+
+	if (unlikely(fid < 0)) {
+		ktau_count_dropped();
+		return false;
+	}
+	group = ktau_fid_group(fid);
+	return group >= 0 && static_key_enabled(&ktau_group_keys[group]);
+}
+
+/* Start timing @fid (from ktau_get_fid()) if its group is recording. */
+void ktau_start_fid(int fid)
+{
+	if (ktau_fid_recording(fid))
+		ktau_start(fid);
+}
+EXPORT_SYMBOL_GPL(ktau_start_fid);
+
+void ktau_stop_fid(int fid)
+{
+	if (ktau_fid_recording(fid))
+		ktau_stop(fid);
+}
+EXPORT_SYMBOL_GPL(ktau_stop_fid);
+
+void __ktau_event(int fid, u64 value)
+{
+	struct ktau_task *kt;
+	unsigned long flags;
+
+	if (unlikely(fid < 0 || fid >= ktau_nr_fids())) {
+		ktau_count_dropped();
+		return;
+	}
+	if (unlikely(!ktau_may_record()))
+		return;
+	local_irq_save(flags);
+	kt = ktau_current();
+	if (likely(kt)) {
+		ktau_account_event(kt, fid, value);
+		ktau_handlers(fid, KTAU_HANDLER_EVENT, &value);
+	}
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_GPL(__ktau_event);
+
+/* The bytes task profiles take: the task part and its table. */
+void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
+{
+	struct task_struct *p, *t;
+	unsigned long n = 0, b = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		struct ktau_task *kt = READ_ONCE(t->ktau);
+		struct ktau_table *tab;
+
+		if (!kt)
+			continue;
+		n++;
+		b += kmem_cache_size(ktau_task_cache);
+		tab = rcu_dereference(kt->table);
+		if (tab)
+			b += kmalloc_size_roundup(struct_size(tab, slot,
+							      tab->mask + 1));
+	}
+	rcu_read_unlock();
+	*tasks = n;
+	*bytes = b;
 }
 
 static int __init ktau_init(void)

@@ -10,8 +10,11 @@
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <asm/unistd.h>
 
@@ -38,6 +41,7 @@ const char *const ktau_group_names[KTAU_NR_GROUPS] = {
 
 static struct ktau_func ktau_funcs[KTAU_MAX_FIDS];
 static unsigned int ktau_fid_count;
+static unsigned int ktau_fid_refusals;
 static DEFINE_RAW_SPINLOCK(ktau_fid_lock);
 
 unsigned int ktau_nr_fids(void)
@@ -111,6 +115,8 @@ static const char *const ktau_static_names[KTAU_NR_STATIC_POINTS] = {
 	[KTAU_SP_PAGE_FAULT]		= "page_fault",
 	[KTAU_SP_SCHEDULE_VOL]		= "schedule_vol",
 	[KTAU_SP_SCHEDULE_INVOL]	= "schedule_invol",
+	[KTAU_SP_READ_BYTES]		= "read_bytes",
+	[KTAU_SP_WRITE_BYTES]		= "write_bytes",
 };
 
 static unsigned int ktau_static_group(unsigned int point)
@@ -123,6 +129,8 @@ static unsigned int ktau_static_group(unsigned int point)
 		return KTAU_GROUP_IRQ;
 	if (point == KTAU_SP_PAGE_FAULT)
 		return KTAU_GROUP_EXCEPTION;
+	if (point >= KTAU_SP_READ_BYTES)
+		return KTAU_GROUP_EVENT;
 	return KTAU_GROUP_SCHED;
 }
 
@@ -147,3 +155,93 @@ int __init ktau_fid_init(void)
 	raw_spin_unlock(&ktau_fid_lock);
 	return 0;
 }
+
+unsigned int ktau_fids_refused(void)
+{
+	return READ_ONCE(ktau_fid_refusals);
+}
+
+/* Names go into the profile text as one token: printable, no blanks. */
+static bool ktau_name_valid(const char *name)
+{
+	size_t len = strnlen(name, KTAU_NAME_MAX + 1);
+	size_t i;
+
+	if (!len || len > KTAU_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (name[i] <= ' ' || name[i] >= 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* Search ids [from, to) for @name; -ENOENT if it is not there. */
+static int ktau_fid_find(const char *name, unsigned int from, unsigned int to)
+{
+	unsigned int fid;
+
+	for (fid = from; fid < to; fid++) {
+		if (ktau_funcs[fid].name && !strcmp(ktau_funcs[fid].name, name))
+			return fid;
+	}
+	return -ENOENT;
+}
+
+static int ktau_fid_check_group(int fid, unsigned int group)
+{
+	return ktau_funcs[fid].group == group ? fid : -EEXIST;
+}
+
+int ktau_get_fid(const char *name, unsigned int group)
+{
+	unsigned int seen = ktau_nr_fids();
+	unsigned long flags;
+	char *copy;
+	int fid;
+
+	if (!name || group >= KTAU_NR_GROUPS || !ktau_name_valid(name))
+		return -EINVAL;
+	/* Published entries never change: look without the lock first. */
+	fid = ktau_fid_find(name, 0, seen);
+	if (fid >= 0)
+		return ktau_fid_check_group(fid, group);
+
+	copy = kstrdup(name, GFP_ATOMIC | __GFP_NOWARN);
+	if (!copy)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&ktau_fid_lock, flags);
+	fid = ktau_fid_find(name, seen, ktau_fid_count);
+	if (fid >= 0) {
+		fid = ktau_fid_check_group(fid, group);
+	} else {
+		fid = ktau_fid_append(copy, group);
+		if (fid >= 0)
+			copy = NULL;
+		else
+			ktau_fid_refusals++;
+	}
+	raw_spin_unlock_irqrestore(&ktau_fid_lock, flags);
+	kfree(copy);
+	if (fid == -ENOSPC)
+		pr_warn_once("ktau: all %u function ids are taken (CONFIG_KTAU_MAX_FIDS); '%s' and later names are not registered\n",
+			     KTAU_MAX_FIDS, name);
+	return fid;
+}
+EXPORT_SYMBOL_GPL(ktau_get_fid);
+
+int __ktau_site_fid(int *site, const char *name, unsigned int group)
+{
+	int fid = ktau_get_fid(name, group);
+
+	/*
+	 * Racing first uses register the same id: either store is right.
+	 * A refusal is final, but a failed allocation is tried again.
+	 */
+	if (fid >= 0)
+		WRITE_ONCE(*site, fid + 1);
+	else if (fid != -ENOMEM)
+		WRITE_ONCE(*site, fid);
+	return fid;
+}
+EXPORT_SYMBOL_GPL(__ktau_site_fid);

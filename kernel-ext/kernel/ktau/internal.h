@@ -38,6 +38,20 @@
 #define KTAU_KEY_FID(key)	((u32)((key) & 0xffff) - 1)
 #define KTAU_NO_PARENT		0
 
+/*
+ * An atomic event takes two entries, told apart from caller -> callee
+ * entries by caller slots no function id can have (ids stay below
+ * U16_MAX - 2): one holds count, sum and sum of squares in calls, incl
+ * and excl, the other count, minimum and maximum.
+ */
+#define KTAU_EVENT_RANGE	0xfffe
+#define KTAU_EVENT_SUM		0xffff
+
+static inline bool ktau_key_is_event(u64 key)
+{
+	return KTAU_KEY_PARENT(key) >= KTAU_EVENT_RANGE;
+}
+
 struct ktau_entry {
 	u64 key;
 	u64 calls;
@@ -73,6 +87,8 @@ struct ktau_task {
 	unsigned int overflow;		/* starts beyond KTAU_MAX_DEPTH */
 	unsigned int gen;		/* ktau_gen when the stack was valid */
 	unsigned int clear_gen;		/* ktau_clear_gen the table is of */
+	u32 ctx;			/* user context since the last entry */
+	u32 __user *ctx_word;		/* where the task keeps it, or NULL */
 	u64 dropped;
 	struct ktau_frame stack[KTAU_MAX_DEPTH];
 };
@@ -112,6 +128,8 @@ enum ktau_static_point {
 	KTAU_SP_PAGE_FAULT,
 	KTAU_SP_SCHEDULE_VOL,
 	KTAU_SP_SCHEDULE_INVOL,
+	KTAU_SP_READ_BYTES,	/* atomic events: bytes per read() */
+	KTAU_SP_WRITE_BYTES,	/* and per write() */
 	KTAU_NR_STATIC_POINTS,
 };
 
@@ -128,15 +146,33 @@ int ktau_fid_group(unsigned int fid);
 unsigned int ktau_sys64_fid(unsigned long nr);
 unsigned int ktau_ia32_fid(unsigned long nr);
 int ktau_fid_init(void);
+unsigned int ktau_fids_refused(void);
 
 /* Recording core (core.c). */
 void ktau_start(unsigned int fid);
 void ktau_stop(unsigned int fid);
 void ktau_unwind(struct ktau_task *kt);
+struct ktau_task *ktau_current(void);
+void ktau_count_dropped(void);
 struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
 void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl);
+void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
 unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 			     const struct ktau_table *src);
+
+/* Profiling handlers (handler.c). */
+extern struct static_key_false ktau_handler_key;
+void ktau_call_handlers(unsigned int fid, unsigned int type, u64 *data);
+
+static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
+					  u64 *data)
+{
+	if (static_branch_unlikely(&ktau_handler_key))
+		ktau_call_handlers(fid, type, data);
+}
+
+/* Memory in use by task profiles (core.c), for the control file. */
+void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes);
 
 /* Lifetimes (lifetime.c). */
 void ktau_signal_reset(struct signal_struct *sig);

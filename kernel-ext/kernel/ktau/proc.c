@@ -78,6 +78,31 @@ static void ktau_print_func(struct seq_file *m, u32 ctx, unsigned int fid,
 		   ktau_fid_name(fid), ktau_group_name(group), calls, incl, excl);
 }
 
+/*
+ * An event's range entry sorts right before its sum entry (their caller
+ * slots are the two highest); a sum whose range was not copied (the
+ * reader raced the insertion of both) is left for the next read.
+ */
+static void ktau_print_events(struct seq_file *m, const struct ktau_entry *e,
+			      unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 1; i < count; i++) {
+		const struct ktau_entry *range = &e[i - 1], *sum = &e[i];
+		unsigned int fid = KTAU_KEY_FID(sum->key);
+
+		if (KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM || !sum->calls ||
+		    range->key != KTAU_KEY(KTAU_KEY_CTX(sum->key),
+					   KTAU_EVENT_RANGE, fid))
+			continue;
+		seq_printf(m, "event %u %u %s %llu %llu %llu %llu %llu\n",
+			   KTAU_KEY_CTX(sum->key), fid, ktau_fid_name(fid),
+			   sum->calls, range->incl, range->excl, sum->incl,
+			   sum->excl);
+	}
+}
+
 /* Entries are sorted by (ctx, fid, caller) and unique per key. */
 static void ktau_print_block(struct seq_file *m,
 			     const struct ktau_snapshot *snap,
@@ -94,6 +119,8 @@ static void ktau_print_block(struct seq_file *m,
 			if (KTAU_KEY_CTX(e[j].key) != KTAU_KEY_CTX(e[i].key) ||
 			    KTAU_KEY_FID(e[j].key) != KTAU_KEY_FID(e[i].key))
 				break;
+			if (ktau_key_is_event(e[j].key))
+				continue;
 			calls += e[j].calls;
 			incl += e[j].incl;
 			excl += e[j].excl;
@@ -106,13 +133,15 @@ static void ktau_print_block(struct seq_file *m,
 		u32 parent = KTAU_KEY_PARENT(e[i].key);
 		unsigned int fid = KTAU_KEY_FID(e[i].key);
 
-		if (parent == KTAU_NO_PARENT || !e[i].calls)
+		if (parent == KTAU_NO_PARENT || ktau_key_is_event(e[i].key) ||
+		    !e[i].calls)
 			continue;
 		seq_printf(m, "edge %u %u %s %u %s %llu %llu %llu\n",
 			   KTAU_KEY_CTX(e[i].key), parent - 1,
 			   ktau_fid_name(parent - 1), fid, ktau_fid_name(fid),
 			   e[i].calls, e[i].incl, e[i].excl);
 	}
+	ktau_print_events(m, e, blk->count);
 }
 
 static int ktau_print_snapshot(struct seq_file *m, const char *scope,

@@ -140,12 +140,15 @@ static void ktau_snapshot_merge(struct ktau_snapshot *snap)
 			continue;
 		sort(e, blk->count, sizeof(*e), ktau_entry_cmp, NULL);
 		for (i = 1, out = 0; i < blk->count; i++) {
-			if (e[i].key == e[out].key) {
+			if (e[i].key != e[out].key) {
+				e[++out] = e[i];
+			} else if (KTAU_KEY_PARENT(e[i].key) == KTAU_EVENT_RANGE) {
+				ktau_range_add(&e[out], e[i].calls, e[i].incl,
+					       e[i].excl);
+			} else {
 				e[out].calls += e[i].calls;
 				e[out].incl += e[i].incl;
 				e[out].excl += e[i].excl;
-			} else {
-				e[++out] = e[i];
 			}
 		}
 		blk->count = out + 1;

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic kernel profiling API of KTAU's BG/L port: other kernel code
+ * registers a handler for a mask of groups and is called at every
+ * instrumentation point of those groups, next to the KTAU profile.
+ *
+ * One handler per group.  Handlers run with interrupts disabled, which
+ * is an RCU read-side section: unregistering waits for a grace period,
+ * so a module may free its handler's code once the call returns.
+ */
+#include <linux/bits.h>
+#include <linux/export.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "internal.h"
+
+DEFINE_STATIC_KEY_FALSE(ktau_handler_key);
+
+static ktau_handler_fn ktau_handler_of[KTAU_NR_GROUPS];
+static DEFINE_MUTEX(ktau_handler_lock);
+
+#define KTAU_ALL_GROUPS		(BIT(KTAU_NR_GROUPS) - 1)
+
+void ktau_call_handlers(unsigned int fid, unsigned int type, u64 *data)
+{
+	int group = ktau_fid_group(fid);
+	ktau_handler_fn fn;
+
+	if (group < 0)
+		return;
+	fn = READ_ONCE(ktau_handler_of[group]);
+	if (fn)
+		fn(fid, type, ktau_fid_name(fid), data);
+}
+
+static bool ktau_any_handler(void)
+{
+	unsigned int g;
+
+	for (g = 0; g < KTAU_NR_GROUPS; g++) {
+		if (ktau_handler_of[g])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Call @handler at the instrumentation points of every group in
+ * @group_mask (bit n: group n of enum ktau_group).  Returns 0, -EINVAL
+ * for an empty or unknown mask or no handler, -EBUSY if one of the
+ * groups has a handler already (nothing is registered then).  The
+ * points of a group fire while the group records (/proc/ktau/control).
+ */
+int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler)
+{
+	unsigned int g;
+	int ret = 0;
+
+	if (!handler || !group_mask || (group_mask & ~KTAU_ALL_GROUPS))
+		return -EINVAL;
+	mutex_lock(&ktau_handler_lock);
+	for (g = 0; g < KTAU_NR_GROUPS; g++) {
+		if ((group_mask & BIT(g)) && ktau_handler_of[g])
+			ret = -EBUSY;
+	}
+	if (!ret) {
+		for (g = 0; g < KTAU_NR_GROUPS; g++) {
+			if (group_mask & BIT(g))
+				WRITE_ONCE(ktau_handler_of[g], handler);
+		}
+		static_branch_enable(&ktau_handler_key);
+	}
+	mutex_unlock(&ktau_handler_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktau_register_handler);
+
+/*
+ * Remove the handlers of the groups in @group_mask and wait until no CPU
+ * runs them.  Returns 0, -EINVAL for an empty or unknown mask, -ENOENT
+ * when none of those groups had a handler.  May sleep.
+ */
+int ktau_unregister_handler(unsigned int group_mask)
+{
+	bool found = false;
+	unsigned int g;
+
+	if (!group_mask || (group_mask & ~KTAU_ALL_GROUPS))
+		return -EINVAL;
+	mutex_lock(&ktau_handler_lock);
+	for (g = 0; g < KTAU_NR_GROUPS; g++) {
+		if ((group_mask & BIT(g)) && ktau_handler_of[g]) {
+			WRITE_ONCE(ktau_handler_of[g], NULL);
+			found = true;
+		}
+	}
+	if (!ktau_any_handler())
+		static_branch_disable(&ktau_handler_key);
+	mutex_unlock(&ktau_handler_lock);
+	synchronize_rcu();
+	return found ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(ktau_unregister_handler);

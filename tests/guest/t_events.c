@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events — the atomic events read_bytes and write_bytes: count, min, max,
+ * sum and sum of squares of what each read() and write() returned.
+ *
+ * A thread of its own reads /dev/zero 100 times 16 bytes and 10 times 0
+ * bytes, fails one read (bad fd: not an event), writes /dev/null 50 times
+ * 7 bytes and once 4096 bytes, then parks at a barrier (no read or write
+ * of its own) while the main thread reads its profile: the events must be
+ * exactly those.  Its read and write func lines must count every call,
+ * the failed one included.
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static pthread_barrier_t done, release;
+static long worker_tid;
+static int setup_error;
+
+static void *worker(void *arg)
+{
+	static char buf[4096];
+	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY);
+
+	(void)arg;
+	worker_tid = syscall(SYS_gettid);
+	if (zero < 0 || null < 0) {
+		setup_error = errno;
+	} else {
+		for (int i = 0; i < 100; i++)
+			if (read(zero, buf, 16) != 16)
+				setup_error = EIO;
+		for (int i = 0; i < 10; i++)
+			if (read(zero, buf, 0) != 0)
+				setup_error = EIO;
+		if (read(-1, buf, 16) != -1)
+			setup_error = EIO;
+		for (int i = 0; i < 50; i++)
+			if (write(null, buf, 7) != 7)
+				setup_error = EIO;
+		if (write(null, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			setup_error = EIO;
+	}
+	pthread_barrier_wait(&done);
+	pthread_barrier_wait(&release);
+	close(zero);
+	close(null);
+	return NULL;
+}
+
+static void check_event(const struct ktr_block *b, const char *name, uint64_t count,
+			uint64_t min, uint64_t max, uint64_t sum, uint64_t sumsq)
+{
+	struct ktr_event ev;
+	int n = ktr_event_find(b, name, &ev);
+
+	ktr_check(n == 1 && ev.count == count && ev.min == min && ev.max == max &&
+		  ev.sum == sum && ev.sumsq == sumsq, name,
+		  "%d line(s): count %" PRIu64 " min %" PRIu64 " max %" PRIu64 " sum %" PRIu64
+		  " sumsq %" PRIu64 "; expected 1 line: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		  " %" PRIu64, n, ev.count, ev.min, ev.max, ev.sum, ev.sumsq, count, min, max,
+		  sum, sumsq);
+}
+
+int main(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	uint64_t reads = 0, writes = 0;
+	pthread_t t;
+	char path[64];
+
+	ktr_init("events");
+	pthread_barrier_init(&done, NULL, 2);
+	pthread_barrier_init(&release, NULL, 2);
+	if (pthread_create(&t, NULL, worker, NULL)) {
+		ktr_fail("thread", "pthread_create failed");
+		return ktr_exit();
+	}
+	pthread_barrier_wait(&done);
+	if (setup_error) {
+		ktr_fail("setup", "the worker's reads/writes failed: %s", strerror(setup_error));
+	} else {
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", worker_tid);
+		if (!ktr_load(path, 0, &p, "profile")) {
+			b = ktr_block_kind(&p, "thread", 0);
+			if (!b) {
+				ktr_fail("profile", "%s: no thread block", path);
+			} else {
+				check_event(b, "read_bytes", 110, 0, 16, 1600, 100 * 256);
+				check_event(b, "write_bytes", 51, 7, 4096, 50 * 7 + 4096,
+					    50 * 49 + 4096ULL * 4096);
+				ktr_func(b, "read", &reads, NULL, NULL);
+				ktr_func(b, "write", &writes, NULL, NULL);
+				ktr_check(reads == 111 && writes == 51, "calls",
+					  "read %" PRIu64 " calls, write %" PRIu64
+					  "; expected 111 (the failed one too) and 51", reads, writes);
+			}
+			ktr_free(&p);
+		}
+	}
+	pthread_barrier_wait(&release);
+	pthread_join(t, NULL);
+	return ktr_exit();
+}

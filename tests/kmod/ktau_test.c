@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktau_test: a module that uses KTAU's run-time API the way other kernel
+ * code would, for the guest tests (tests/guest/t_kmod.c).
+ *
+ * Commands written to /proc/ktau_test run in the writer's context, so
+ * what they record lands in the writer's profile; reading the file gives
+ * the result line of the last command:
+ *
+ *   run N              N times: KTAU_START/STOP of ktau_test_outer around
+ *                      ktau_test_inner, and KTAU_EVENT ktau_test_value i
+ *                      for i = 1..N
+ *   register T C K     T kernel threads, started together, make C
+ *                      ktau_get_fid() calls each over K names
+ *                      (ktau_reg_0..K-1); checks one id per name
+ *   handler MASK       ktau_register_handler(MASK, counter of the
+ *                      writer's process's points)
+ *   unhandler MASK     ktau_unregister_handler(MASK)
+ *   errors             the API's answers to bad arguments
+ *   fill               register ids until refused; then a KTAU_START
+ *                      whose name cannot be registered
+ */
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktau.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+#include <asm/unistd.h>
+
+#define RESULT_LEN	512
+#define MAX_NAMES	256
+#define MAX_THREADS	16
+
+static DEFINE_MUTEX(test_lock);
+static char result[RESULT_LEN] = "none\n";
+
+/* ---- run ------------------------------------------------------------ */
+
+static void test_run(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 1; i <= n; i++) {
+		KTAU_START("ktau_test_outer");
+		KTAU_START("ktau_test_inner");
+		KTAU_STOP("ktau_test_inner");
+		KTAU_STOP("ktau_test_outer");
+		KTAU_EVENT("ktau_test_value", i);
+	}
+	snprintf(result, sizeof(result), "run ok n=%lu\n", n);
+}
+
+/* ---- register ------------------------------------------------------- */
+
+struct reg_run {
+	struct completion go;
+	atomic_t running;
+	struct completion done;
+	unsigned int per_thread;
+	unsigned int names;
+	atomic_t errors;
+	atomic_t mismatches;
+	int id[MAX_NAMES];		/* first id seen per name, -1 none */
+	spinlock_t id_lock;		/* protects id[] */
+};
+
+struct reg_thread {
+	struct reg_run *run;
+	unsigned int first;
+};
+
+static int reg_thread_fn(void *arg)
+{
+	struct reg_thread *t = arg;
+	struct reg_run *run = t->run;
+	char name[32];
+	unsigned int i;
+
+	wait_for_completion(&run->go);
+	for (i = 0; i < run->per_thread; i++) {
+		unsigned int k = (t->first + i) % run->names;
+		int fid;
+
+		snprintf(name, sizeof(name), "ktau_reg_%u", k);
+		fid = ktau_get_fid(name, KTAU_GROUP_KERNEL);
+		if (fid < 0) {
+			atomic_inc(&run->errors);
+			continue;
+		}
+		spin_lock(&run->id_lock);
+		if (run->id[k] < 0)
+			run->id[k] = fid;
+		else if (run->id[k] != fid)
+			atomic_inc(&run->mismatches);
+		spin_unlock(&run->id_lock);
+	}
+	if (atomic_dec_and_test(&run->running))
+		complete(&run->done);
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static void test_register(unsigned int threads, unsigned int per_thread,
+			  unsigned int names)
+{
+	struct reg_thread *t;
+	struct reg_run *run;
+	unsigned int i, distinct = 0;
+	int *sorted;
+
+	if (!threads || threads > MAX_THREADS || !names || names > MAX_NAMES) {
+		snprintf(result, sizeof(result), "register bad arguments\n");
+		return;
+	}
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	t = kcalloc(threads, sizeof(*t), GFP_KERNEL);
+	sorted = kcalloc(names, sizeof(*sorted), GFP_KERNEL);
+	if (!run || !t || !sorted) {
+		snprintf(result, sizeof(result), "register no memory\n");
+		goto out;
+	}
+	init_completion(&run->go);
+	init_completion(&run->done);
+	spin_lock_init(&run->id_lock);
+	atomic_set(&run->running, threads);
+	run->per_thread = per_thread;
+	run->names = names;
+	for (i = 0; i < names; i++)
+		run->id[i] = -1;
+	for (i = 0; i < threads; i++) {
+		struct task_struct *k;
+
+		t[i].run = run;
+		t[i].first = i * 7;
+		k = kthread_run(reg_thread_fn, &t[i], "ktau_reg/%u", i);
+		if (IS_ERR(k)) {
+			/* the threads started so far still finish */
+			atomic_sub(threads - i, &run->running);
+			atomic_add(threads - i, &run->errors);
+			break;
+		}
+	}
+	complete_all(&run->go);
+	if (atomic_read(&run->running))
+		wait_for_completion(&run->done);
+
+	for (i = 0; i < names; i++)
+		sorted[i] = run->id[i];
+	sort(sorted, names, sizeof(*sorted), id_cmp, NULL);
+	for (i = 0; i < names; i++) {
+		if (sorted[i] >= 0 && (!i || sorted[i] != sorted[i - 1]))
+			distinct++;
+	}
+	snprintf(result, sizeof(result),
+		 "register calls=%u names=%u ids=%u errors=%d mismatches=%d first=%d\n",
+		 threads * per_thread, names, distinct,
+		 atomic_read(&run->errors), atomic_read(&run->mismatches),
+		 run->id[0]);
+out:
+	kfree(sorted);
+	kfree(t);
+	kfree(run);
+}
+
+/* ---- handler -------------------------------------------------------- */
+
+static pid_t handler_tgid;
+static atomic_long_t handler_count[3];
+static atomic_long_t handler_getpid[2];
+static atomic_long_t handler_bad_name;
+
+static void test_handler(unsigned int fid, unsigned int type,
+			 const char *name, void *data)
+{
+	if (current->tgid != READ_ONCE(handler_tgid) || type > 2)
+		return;
+	atomic_long_inc(&handler_count[type]);
+	if (!name || !data)
+		atomic_long_inc(&handler_bad_name);
+	if (fid == __NR_getpid && type < 2) {
+		if (strcmp(name, "getpid"))
+			atomic_long_inc(&handler_bad_name);
+		atomic_long_inc(&handler_getpid[type]);
+	}
+}
+
+static void test_handler_on(unsigned int mask)
+{
+	int i, ret;
+
+	for (i = 0; i < 3; i++)
+		atomic_long_set(&handler_count[i], 0);
+	atomic_long_set(&handler_getpid[0], 0);
+	atomic_long_set(&handler_getpid[1], 0);
+	atomic_long_set(&handler_bad_name, 0);
+	WRITE_ONCE(handler_tgid, current->tgid);
+	ret = ktau_register_handler(mask, test_handler);
+	snprintf(result, sizeof(result), "handler ret=%d\n", ret);
+}
+
+/* The counts stay readable after unregistering: they are what it saw. */
+static void test_handler_off(unsigned int mask)
+{
+	int ret = ktau_unregister_handler(mask);
+
+	snprintf(result, sizeof(result),
+		 "unhandler ret=%d starts=%ld stops=%ld events=%ld getpid_starts=%ld getpid_stops=%ld bad=%ld\n",
+		 ret, atomic_long_read(&handler_count[KTAU_HANDLER_START]),
+		 atomic_long_read(&handler_count[KTAU_HANDLER_STOP]),
+		 atomic_long_read(&handler_count[KTAU_HANDLER_EVENT]),
+		 atomic_long_read(&handler_getpid[0]),
+		 atomic_long_read(&handler_getpid[1]),
+		 atomic_long_read(&handler_bad_name));
+}
+
+/* ---- errors --------------------------------------------------------- */
+
+static void dummy_handler(unsigned int fid, unsigned int type,
+			  const char *name, void *data)
+{
+}
+
+static void test_errors(void)
+{
+	char long_name[KTAU_NAME_MAX + 2];
+	int r[10];
+
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	r[0] = ktau_get_fid("", KTAU_GROUP_KERNEL);
+	r[1] = ktau_get_fid("has space", KTAU_GROUP_KERNEL);
+	r[2] = ktau_get_fid(long_name, KTAU_GROUP_KERNEL);
+	r[3] = ktau_get_fid("ktau_test_group", KTAU_NR_GROUPS);
+	r[4] = ktau_get_fid("getpid", KTAU_GROUP_KERNEL);
+	r[5] = ktau_get_fid("getpid", KTAU_GROUP_SYSCALL);
+	r[6] = ktau_register_handler(0, dummy_handler);
+	r[7] = ktau_register_handler(1U << KTAU_NR_GROUPS, dummy_handler);
+	r[8] = ktau_register_handler(1U << KTAU_GROUP_IRQ, NULL);
+	r[9] = ktau_unregister_handler(1U << KTAU_GROUP_IRQ);
+	snprintf(result, sizeof(result),
+		 "errors empty=%d space=%d long=%d group=%d other_group=%d same=%d mask0=%d badmask=%d nohandler=%d unreg=%d\n",
+		 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9]);
+}
+
+/* ---- fill ----------------------------------------------------------- */
+
+static void test_fill(void)
+{
+	char name[32];
+	unsigned int n = 0;
+	int fid, last = -1;
+
+	for (;;) {
+		snprintf(name, sizeof(name), "ktau_fill_%u", n);
+		fid = ktau_get_fid(name, KTAU_GROUP_KERNEL);
+		if (fid < 0)
+			break;
+		last = fid;
+		n++;
+	}
+	/* A site whose name cannot be registered counts a drop per use. */
+	KTAU_START("ktau_test_after_full");
+	KTAU_STOP("ktau_test_after_full");
+	snprintf(result, sizeof(result),
+		 "fill registered=%u last=%d error=%d again=%d\n", n, last, fid,
+		 ktau_get_fid("ktau_fill_0", KTAU_GROUP_KERNEL));
+}
+
+/* ---- /proc/ktau_test ------------------------------------------------ */
+
+static ssize_t test_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	unsigned int a, b, c;
+	unsigned long n;
+	char buf[64];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	mutex_lock(&test_lock);
+	if (sscanf(buf, "run %lu", &n) == 1)
+		test_run(n);
+	else if (sscanf(buf, "register %u %u %u", &a, &b, &c) == 3)
+		test_register(a, b, c);
+	else if (sscanf(buf, "handler %u", &a) == 1)
+		test_handler_on(a);
+	else if (sscanf(buf, "unhandler %u", &a) == 1)
+		test_handler_off(a);
+	else if (!strncmp(buf, "errors", 6))
+		test_errors();
+	else if (!strncmp(buf, "fill", 4))
+		test_fill();
+	else
+		count = -EINVAL;
+	mutex_unlock(&test_lock);
+	return count;
+}
+
+static int test_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&test_lock);
+	seq_puts(m, result);
+	mutex_unlock(&test_lock);
+	return 0;
+}
+
+static int test_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, test_show, NULL);
+}
+
+static const struct proc_ops test_ops = {
+	.proc_open	= test_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= test_write,
+};
+
+static int __init ktau_test_init(void)
+{
+	if (!proc_create("ktau_test", 0600, NULL, &test_ops))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __exit ktau_test_exit(void)
+{
+	remove_proc_entry("ktau_test", NULL);
+	/* the module's handler must be gone before its code is */
+	ktau_unregister_handler((1U << KTAU_NR_GROUPS) - 1);
+}
+
+module_init(ktau_test_init);
+module_exit(ktau_test_exit);
+MODULE_DESCRIPTION("Exercises the KTAU run-time API for the ktau guest tests");
+MODULE_LICENSE("GPL");
