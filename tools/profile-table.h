@@ -13,6 +13,10 @@ void print_block_header(FILE *out, const struct ktau_profile *p,
 /* The flat profile, sorted by exclusive time; 0 or -ENOMEM. */
 int print_flat_table(FILE *out, const struct ktau_profile *p,
 		     const struct ktau_block *b);
+/* The flat table of b's records, with the percentages and the total line
+ * of all (b a selection of all's records, e.g. the top N); 0 or -ENOMEM. */
+int print_flat_table_of(FILE *out, const struct ktau_profile *p,
+			const struct ktau_block *b, const struct ktau_block *all);
 /* Caller => callee edges, sorted by inclusive time; 0 or -ENOMEM. */
 int print_callgraph(FILE *out, const struct ktau_profile *p,
 		    const struct ktau_block *b);
