@@ -173,18 +173,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (select_parse_top(&o->select, optarg))
 				return EXIT_USAGE;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("ktau-dump (ktau) %s\n", ktau_version());
-			return EXIT_OK;
-		case ':':
-			tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			tool_usage_error("unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_common_option(c, argv, usage_text);
 		}
 	}
 	if (optind < argc) {
@@ -309,28 +299,6 @@ static bool selected(const struct ktau_block *b, const void *arg)
 	return o->children || ktau_block_kind(b) != KTAU_BLOCK_CHILDREN;
 }
 
-/* Block i of the profile as a table: rows from `rows`, totals from `grouped`. */
-static int print_block(const struct options *o, const struct ktau_profile *p,
-		       const struct ktau_profile *grouped,
-		       const struct ktau_profile *rows, size_t i)
-{
-	const struct ktau_block *b = ktau_profile_block(rows, i);
-
-	print_block_header(stdout, p, ktau_profile_block(p, i));
-	if (print_flat_table_of(stdout, p, b, ktau_profile_block(grouped, i)))
-		return -ENOMEM;
-	if (ktau_block_event_count(b)) {
-		putchar('\n');
-		print_events(stdout, b);
-	}
-	if (o->callgraph) {
-		putchar('\n');
-		if (print_callgraph(stdout, p, b))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int print_tables(const struct options *o, const struct ktau_profile *p,
 			const struct ktau_profile *grouped,
 			const struct ktau_profile *rows, size_t *shown)
@@ -342,7 +310,7 @@ static int print_tables(const struct options *o, const struct ktau_profile *p,
 			continue;
 		if ((*shown)++)
 			putchar('\n');
-		if (print_block(o, p, grouped, rows, i))
+		if (print_block_tables(stdout, p, grouped, rows, i, o->callgraph))
 			return -ENOMEM;
 	}
 	return 0;

@@ -170,3 +170,24 @@ void print_events(FILE *out, const struct ktau_block *b)
 			e->count ? (double)e->sum / (double)e->count : 0.0);
 	}
 }
+
+int print_block_tables(FILE *out, const struct ktau_profile *p,
+		       const struct ktau_profile *grouped,
+		       const struct ktau_profile *rows, size_t i, bool callgraph)
+{
+	const struct ktau_block *b = ktau_profile_block(rows, i);
+
+	print_block_header(out, p, ktau_profile_block(p, i));
+	if (print_flat_table_of(out, p, b, ktau_profile_block(grouped, i)))
+		return -ENOMEM;
+	if (ktau_block_event_count(b)) {
+		fputc('\n', out);
+		print_events(out, b);
+	}
+	if (callgraph) {
+		fputc('\n', out);
+		if (print_callgraph(out, p, b))
+			return -ENOMEM;
+	}
+	return 0;
+}

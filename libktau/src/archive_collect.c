@@ -165,7 +165,7 @@ static int set_identity(struct collector *c, const pid_t *pids, size_t nr_pids)
 		off += (size_t)sprintf(list + off, "%s%d", i ? " " : "", (int)pids[i]);
 	ret = ret ? ret : ktau_archive_set_info(a, "pids", list);
 	free(list);
-	return ret ? ret : ktau_archive_set_info(a, "writer", "libktau " KTAU_VERSION_STRING);
+	return ret;
 }
 
 int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids, size_t nr_pids,
@@ -192,6 +192,8 @@ int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids, size_t nr_pi
 	for (i = 0; i < nr_pids && !ret; i++)
 		ret = add_process(&c, pids[i]);
 	if (!ret)
+		ret = set_identity(&c, pids, nr_pids);
+	if (!ret)
 		ret = add_optional(&c, "ktau/control", NULL);
 	if (!ret)
 		ret = add_optional(&c, "config.gz", "config");
@@ -200,7 +202,7 @@ int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids, size_t nr_pi
 	if (!ret)
 		ret = note_kallsyms(&c);
 	if (!ret)
-		ret = set_identity(&c, pids, nr_pids);
+		ret = ktau_archive_set_info(a, "writer", "libktau " KTAU_VERSION_STRING);
 	if (ret && !c.err->error)
 		ktau__fail(c.err, -ret, 0, "%s", ktau_strerror(ret));
 	return ret;

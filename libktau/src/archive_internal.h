@@ -20,6 +20,7 @@ struct ktau_archive {
 	struct ktau_archive_info *info;		/* the manifest, in order; malloc()ed */
 	size_t nr_info, cap_info;
 	time_t mtime;				/* of every tar header */
+	bool manifest_read;			/* reading: the first member was it */
 };
 
 /* Appends a member, copying name and data (a NUL is kept after the data). */

@@ -187,12 +187,13 @@ static int add_member(struct ktau_archive *a, struct tar_reader *r, const char *
 	while (!strncmp(name, "./", 2))	/* as `tar -C dir .` writes them */
 		name += 2;
 	if (!strcmp(name, KTAU_ARCHIVE_MANIFEST)) {
-		if (a->nr_info)
+		if (a->manifest_read)
 			return ktau__fail(r->err, EPROTO, 0, "corrupt archive: two "
 					  "manifests ('%s' twice)", name);
+		a->manifest_read = true;
 		return ktau__archive_parse_manifest(a, data, size, r->err);
 	}
-	if (!a->nr_info)
+	if (!a->manifest_read)
 		return ktau__fail(r->err, EPROTO, 0, "not a ktau archive: the first member "
 				  "is '%s', not '%s'", name, KTAU_ARCHIVE_MANIFEST);
 	ret = ktau_archive_add(a, name, data, size);

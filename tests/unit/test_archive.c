@@ -258,6 +258,29 @@ TEST(archive_corruption_messages)
 	ASSERT_FALSE(ktau_archive_detect(profile_text, strlen(profile_text)));
 }
 
+/* A manifest with no entries is still the manifest. */
+TEST(archive_without_info_round_trip)
+{
+	struct ktau_archive *a = ktau_archive_new(), *b;
+	struct ktau_parse_error err;
+	char *dir = make_tmpdir(), path[4200];
+
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(0, ktau_archive_add(a, "proc/9/ktau", "x", 1));
+	snprintf(path, sizeof(path), "%s/a.ktar", dir);
+	ASSERT_EQ(0, ktau_archive_write(a, path));
+	b = ktau_archive_read_file(path, &err);
+	if (!b)
+		FAIL("%s", err.message);
+	ASSERT_EQ(0, ktau_archive_info_count(b));
+	ASSERT_EQ(1, ktau_archive_member_count(b));
+	ktau_archive_free(a);
+	ktau_archive_free(b);
+	remove_tree(dir);
+	free(dir);
+}
+
 TEST(archive_read_file_errors)
 {
 	struct ktau_parse_error err;
