@@ -42,9 +42,14 @@ run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel
 run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
 run "user build" make -s -C "$top" initramfs
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
+	# the 9p share brings the guest's archive back (t_report)
+	rm -rf "$BUILD/guest-share"
 	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \
 		--kernel "$BUILD/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-		--timeout "${GUEST_TIMEOUT:-300}" --log "$BUILD/qemu-check.log"
+		--timeout "${GUEST_TIMEOUT:-300}" --log "$BUILD/qemu-check.log" \
+		--share "$BUILD/guest-share"
+	run "guest archive read on the host" "$top/tests/qemu/check-guest-archive.sh" \
+		"$BUILD/guest-share" "$BUILD/user/bin/ktau-report"
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi

@@ -15,6 +15,7 @@
 
 #include <ktau.h>
 
+#include "profile-select.h"
 #include "profile-table.h"
 #include "tool.h"
 
@@ -26,10 +27,14 @@ struct options {
 	bool children;
 	bool system;
 	bool callgraph;
+	bool threads;
+	bool json;
+	struct selection select;
 };
 
 static const char usage_text[] =
 "Usage: ktau-dump [OPTIONS] PID\n"
+"       ktau-dump [OPTIONS] --threads PID\n"
 "       ktau-dump [OPTIONS] --system [PID]\n"
 "       ktau-dump [OPTIONS] --input FILE [PID]\n"
 "\n"
@@ -50,7 +55,16 @@ static const char usage_text[] =
 "      --system       read /proc/ktau/profile: every task you may read, one\n"
 "                     table per thread plus each process's exited and (with\n"
 "                     --children) children blocks; with PID, only that process\n"
+"      --threads      one table per live thread of process PID\n"
+"                     (/proc/PID/task/TID/ktau for each thread TID)\n"
 "      --callgraph    also print caller => callee edges (calls, inclusive usec)\n"
+"      --groups LIST  only routines of these groups, comma-separated: syscall,\n"
+"                     softirq, irq, sched, exception, kernel, event (atomic\n"
+"                     events); percentages are of the selected groups' time\n"
+"      --top N        only the N routines with the most exclusive time per\n"
+"                     table (the total line still counts them all)\n"
+"      --json         the selected tables as JSON (docs/json-schema.md, one\n"
+"                     thread per table, routines named as in ktau-export)\n"
 "      --raw          print the profile text exactly as the kernel wrote it\n"
 "  -i, --input FILE   read a saved profile from FILE instead of /proc; PID and\n"
 "                     --tid then select blocks of that file\n"
@@ -77,7 +91,29 @@ static int parse_id(const char *s, pid_t *out)
 	return 0;
 }
 
-enum { OPT_RAW = 256, OPT_CHILDREN, OPT_SYSTEM, OPT_CALLGRAPH };
+enum { OPT_RAW = 256, OPT_CHILDREN, OPT_SYSTEM, OPT_CALLGRAPH, OPT_THREADS,
+	OPT_JSON, OPT_GROUPS, OPT_TOP };
+
+/* Options that exclude each other; -1 or EXIT_USAGE. */
+static int check_combinations(const struct options *o)
+{
+	const char *clash = NULL;
+
+	if (o->threads && (o->system || o->input))
+		clash = "--threads reads /proc/PID/task; it cannot be combined with "
+			"--system or --input";
+	else if (o->threads && o->tid)
+		clash = "--threads and --tid cannot be combined";
+	else if (o->raw && (o->json || o->select.nr_groups || o->select.top || o->threads))
+		clash = "--raw prints the profile as it is: no --json, --groups, --top "
+			"or --threads";
+	else if (o->json && o->callgraph)
+		clash = "--json has the call graph already (callpaths): drop --callgraph";
+	if (!clash)
+		return -1;
+	tool_usage_error("%s", clash);
+	return EXIT_USAGE;
+}
 
 /* Returns -1 to go on, or the exit code to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -89,6 +125,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "system", no_argument, NULL, OPT_SYSTEM },
 		{ "callgraph", no_argument, NULL, OPT_CALLGRAPH },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "groups", required_argument, NULL, OPT_GROUPS },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -119,18 +159,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CALLGRAPH:
 			o->callgraph = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("ktau-dump (ktau) %s\n", ktau_version());
-			return EXIT_OK;
-		case ':':
-			tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
-			return EXIT_USAGE;
+		case OPT_THREADS:
+			o->threads = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_GROUPS:
+			if (select_parse_groups(&o->select, optarg))
+				return EXIT_USAGE;
+			break;
+		case OPT_TOP:
+			if (select_parse_top(&o->select, optarg))
+				return EXIT_USAGE;
+			break;
 		default:
-			tool_usage_error("unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_common_option(c, argv, usage_text);
 		}
 	}
 	if (optind < argc) {
@@ -152,7 +196,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		tool_usage_error("%s", "missing process id");
 		return EXIT_USAGE;
 	}
-	return -1;
+	return check_combinations(o);
 }
 
 /* The file the profile comes from, for messages. */
@@ -160,6 +204,8 @@ static void source_name(const struct options *o, char *buf, size_t size)
 {
 	if (o->input)
 		snprintf(buf, size, "%s", o->input);
+	else if (o->threads)
+		snprintf(buf, size, "/proc/%d/task", (int)o->pid);
 	else if (o->system)
 		snprintf(buf, size, "/proc/ktau/profile");
 	else if (o->tid)
@@ -235,13 +281,17 @@ static struct ktau_profile *read_profile(const struct options *o,
 		return ktau_profile_read_file(o->input, err);
 	if (o->system)
 		return ktau_profile_read_system(err);
+	if (o->threads)
+		return ktau_profile_read_threads(o->pid, err);
 	if (o->tid)
 		return ktau_profile_read_tid(o->pid, o->tid, err);
 	return ktau_profile_read_pid(o->pid, err);
 }
 
-static bool selected(const struct options *o, const struct ktau_block *b)
+static bool selected(const struct ktau_block *b, const void *arg)
 {
+	const struct options *o = arg;
+
 	if (o->pid && ktau_block_pid(b) != o->pid)
 		return false;
 	if (o->tid && ktau_block_tid(b) != o->tid)
@@ -249,59 +299,65 @@ static bool selected(const struct options *o, const struct ktau_block *b)
 	return o->children || ktau_block_kind(b) != KTAU_BLOCK_CHILDREN;
 }
 
-static int print_block(const struct options *o, const struct ktau_profile *p,
-		       const struct ktau_block *b)
+static int print_tables(const struct options *o, const struct ktau_profile *p,
+			const struct ktau_profile *grouped,
+			const struct ktau_profile *rows, size_t *shown)
 {
-	print_block_header(stdout, p, b);
-	if (print_flat_table(stdout, p, b))
-		return -ENOMEM;
-	if (ktau_block_event_count(b)) {
-		putchar('\n');
-		print_events(stdout, b);
-	}
-	if (o->callgraph) {
-		putchar('\n');
-		if (print_callgraph(stdout, p, b))
+	size_t i;
+
+	for (i = 0; i < ktau_profile_block_count(p); i++) {
+		if (!selected(ktau_profile_block(p, i), o))
+			continue;
+		if ((*shown)++)
+			putchar('\n');
+		if (print_block_tables(stdout, p, grouped, rows, i, o->callgraph))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
+static int print_json(const struct options *o, const struct ktau_profile *rows,
+		      size_t *shown)
+{
+	struct ktau_model *m = ktau_model_new();
+	int ret = m ? json_add_blocks(m, rows, 0, selected, o) : -ENOMEM;
+
+	*shown = m ? ktau_model_thread_count(m) : 0;
+	if (!ret && *shown)
+		ret = ktau_model_write_stream(m, KTAU_FORMAT_JSON, stdout);
+	ktau_model_free(m);
+	return ret;
+}
+
 static int dump(const struct options *o)
 {
+	struct ktau_profile *p, *grouped = NULL, *rows = NULL;
 	struct ktau_parse_error perr;
-	struct ktau_profile *p;
-	size_t i, shown = 0;
-	int ret = EXIT_OK;
+	size_t shown = 0;
+	int ret;
 
 	p = read_profile(o, &perr);
 	if (!p) {
 		report_read_error(o, errno, &perr);
 		return EXIT_RUNTIME;
 	}
-	for (i = 0; i < ktau_profile_block_count(p); i++) {
-		const struct ktau_block *b = ktau_profile_block(p, i);
-
-		if (!selected(o, b))
-			continue;
-		if (shown++)
-			putchar('\n');
-		if (print_block(o, p, b)) {
-			fprintf(stderr, "ktau-dump: out of memory\n");
-			ret = EXIT_RUNTIME;
-			break;
-		}
-	}
-	if (!shown && ret == EXIT_OK) {
+	ret = select_apply(&o->select, p, &grouped, &rows);
+	if (!ret)
+		ret = o->json ? print_json(o, rows, &shown)
+			      : print_tables(o, p, grouped, rows, &shown);
+	if (ret)
+		fprintf(stderr, "ktau-dump: %s\n", ktau_strerror(ret));
+	else if (!shown) {
 		char src[4200];
 
 		source_name(o, src, sizeof(src));
 		fprintf(stderr, "ktau-dump: %s has no profile data for the selected "
 			"task\n", src);
-		ret = EXIT_RUNTIME;
+		ret = -ENOENT;
 	}
+	select_release(p, grouped, rows);
 	ktau_profile_free(p);
-	return ret;
+	return ret ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int main(int argc, char **argv)

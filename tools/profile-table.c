@@ -58,19 +58,34 @@ static void print_usec(FILE *out, const struct ktau_profile *p, uint64_t cycles)
 int print_flat_table(FILE *out, const struct ktau_profile *p,
 		     const struct ktau_block *b)
 {
+	return print_flat_table_of(out, p, b, b);
+}
+
+static void block_totals(const struct ktau_block *b, uint64_t *calls, uint64_t *excl)
+{
+	size_t i;
+
+	*calls = *excl = 0;
+	for (i = 0; i < ktau_block_func_count(b); i++) {
+		*excl += ktau_block_func(b, i)->excl_cycles;
+		*calls += ktau_block_func(b, i)->calls;
+	}
+}
+
+int print_flat_table_of(FILE *out, const struct ktau_profile *p,
+			const struct ktau_block *b, const struct ktau_block *all)
+{
 	size_t n = ktau_block_func_count(b), i;
 	const struct ktau_func **rows;
-	uint64_t total_excl = 0, total_calls = 0;
-	int ctx = has_ctx(b);
+	uint64_t total_excl, total_calls;
+	int ctx = has_ctx(all);
 
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		rows[i] = ktau_block_func(b, i);
-		total_excl += rows[i]->excl_cycles;
-		total_calls += rows[i]->calls;
-	}
+	block_totals(all, &total_calls, &total_excl);
 	qsort(rows, n, sizeof(*rows), by_excl_desc);
 
 	if (ctx)
@@ -88,6 +103,9 @@ int print_flat_table(FILE *out, const struct ktau_profile *p,
 		fprintf(out, " %8.2f\n",
 			total_excl ? 100.0 * (double)f->excl_cycles / (double)total_excl : 0.0);
 	}
+	if (n < ktau_block_func_count(all))
+		fprintf(out, "(%zu more routines not shown)\n",
+			ktau_block_func_count(all) - n);
 	if (ctx)
 		fprintf(out, "%8s ", "");
 	fprintf(out, "%-24s %-10s %12" PRIu64 " %14s", "total", "", total_calls, "");
@@ -151,4 +169,25 @@ void print_events(FILE *out, const struct ktau_block *b)
 			e->name, e->count, e->min, e->max,
 			e->count ? (double)e->sum / (double)e->count : 0.0);
 	}
+}
+
+int print_block_tables(FILE *out, const struct ktau_profile *p,
+		       const struct ktau_profile *grouped,
+		       const struct ktau_profile *rows, size_t i, bool callgraph)
+{
+	const struct ktau_block *b = ktau_profile_block(rows, i);
+
+	print_block_header(out, p, ktau_profile_block(p, i));
+	if (print_flat_table_of(out, p, b, ktau_profile_block(grouped, i)))
+		return -ENOMEM;
+	if (ktau_block_event_count(b)) {
+		fputc('\n', out);
+		print_events(out, b);
+	}
+	if (callgraph) {
+		fputc('\n', out);
+		if (print_callgraph(out, p, b))
+			return -ENOMEM;
+	}
+	return 0;
 }

@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <getopt.h>
+
+#include <ktau.h>
+
 #include "tool.h"
 
 /* The program's name: set once at start, read by the error reporters. */
@@ -34,4 +38,22 @@ int tool_parse_uint(const char *s, long min, long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int tool_common_option(int c, char *const argv[], const char *usage_text)
+{
+	switch (c) {
+	case 'h':
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	case 'V':
+		printf("%s (ktau) %s\n", tool_prog, ktau_version());
+		return EXIT_OK;
+	case ':':
+		tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		return EXIT_USAGE;
+	default:
+		tool_usage_error("unknown option '%s'", argv[optind - 1]);
+		return EXIT_USAGE;
+	}
 }

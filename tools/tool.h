@@ -19,6 +19,13 @@ enum exit_code {
 void tool_init(const char *prog);
 void tool_usage_error(const char *fmt, const char *arg);
 
+/*
+ * The getopt results every tool handles alike: 'h' prints usage_text,
+ * 'V' the version, ':' and '?' are usage errors. Returns the exit code to
+ * stop with.
+ */
+int tool_common_option(int c, char *const argv[], const char *usage_text);
+
 /* A decimal number in [min, INT_MAX], digits only; -EINVAL otherwise. */
 int tool_parse_uint(const char *s, long min, long *out);
 

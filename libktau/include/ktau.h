@@ -490,6 +490,139 @@ KTAU_API int ktau_model_write_stream(const struct ktau_model *m,
 KTAU_API int ktau_model_format_from_name(const char *name);
 KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);
 
+/* ---- archives (docs/archive-format.md), since 0.2 ---------------------- */
+
+/*
+ * A ktau archive is one file holding what it takes to analyze profiles on
+ * another machine, like oprofile's oparchive: the profiles, the function
+ * map, the kernel's version and configuration, kallsyms. It is a POSIX
+ * ustar tar file (tar(1) lists and extracts it). Its first member,
+ * "ktau-archive", is the manifest: `key value` lines (host, kernel, time,
+ * tsc_khz, ...), handed out here as info entries rather than as a member.
+ * A member named proc/PATH is a copy of /proc/PATH, so an extracted
+ * archive's proc/ directory also serves as a KTAU_PROCFS root.
+ */
+struct ktau_archive;
+
+struct ktau_archive_member {
+	const char *name;	/* e.g. "proc/42/ktau" */
+	const char *data;	/* size bytes, then a NUL not counted in size */
+	size_t size;
+};
+
+struct ktau_archive_info {
+	const char *key;
+	const char *value;
+};
+
+KTAU_API struct ktau_archive *ktau_archive_new(void);
+KTAU_API void ktau_archive_free(struct ktau_archive *a);
+
+/*
+ * Adds a member (data copied). name: 1 to 99 characters of [A-Za-z0-9._/+-],
+ * relative, no empty, "." or ".." component, not "ktau-archive".
+ * -EINVAL, -EEXIST (a member has that name) or -ENOMEM.
+ */
+KTAU_API int ktau_archive_add(struct ktau_archive *a, const char *name,
+			      const void *data, size_t size);
+/*
+ * Sets a manifest entry: key 1 to 32 characters of [a-z0-9_]; value
+ * printable ASCII, possibly empty (-EINVAL otherwise). Setting a key
+ * again replaces its value, in place.
+ */
+KTAU_API int ktau_archive_set_info(struct ktau_archive *a, const char *key,
+				   const char *value);
+/* NULL (errno ENOENT) when the manifest has no such key. */
+KTAU_API const char *ktau_archive_info(const struct ktau_archive *a, const char *key);
+KTAU_API size_t ktau_archive_info_count(const struct ktau_archive *a);
+/* In manifest order; NULL (errno ERANGE) past the end. */
+KTAU_API const struct ktau_archive_info *ktau_archive_info_get(const struct ktau_archive *a,
+							       size_t index);
+
+/* Members (the manifest is not one), in archive order; NULL (errno ERANGE)
+ * past the end, NULL (errno ENOENT) for a name not there. */
+KTAU_API size_t ktau_archive_member_count(const struct ktau_archive *a);
+KTAU_API const struct ktau_archive_member *ktau_archive_member(const struct ktau_archive *a,
+							       size_t index);
+KTAU_API const struct ktau_archive_member *ktau_archive_find(const struct ktau_archive *a,
+							     const char *name);
+
+/*
+ * Writing: the manifest, then the members in the order added. A file is
+ * written to a temporary name in the same directory and renamed into place
+ * (mode 0644). 0 or a negative errno.
+ */
+KTAU_API int ktau_archive_write(const struct ktau_archive *a, const char *path);
+KTAU_API int ktau_archive_write_stream(const struct ktau_archive *a, FILE *out);
+
+/*
+ * Reading. A truncated or corrupt archive fails with EPROTO, an archive of
+ * a later format version with EPROTONOSUPPORT; err says what is wrong and
+ * where (err->line: the manifest line, 0 for the tar structure).
+ * ktau_archive_detect() tells an archive (it starts with the manifest's
+ * tar header, even when cut short) from a profile text file.
+ */
+KTAU_API struct ktau_archive *ktau_archive_parse(const void *buf, size_t len,
+						 struct ktau_parse_error *err);
+KTAU_API struct ktau_archive *ktau_archive_read_file(const char *path,
+						     struct ktau_parse_error *err);
+KTAU_API bool ktau_archive_detect(const void *buf, size_t len);
+
+/*
+ * The profiles of an archive: members proc/ktau/profile, proc/PID/ktau and
+ * proc/PID/task/TID/ktau, in archive order. ktau_archive_profile() parses
+ * one (the caller frees it); a parse error's message starts with the
+ * member's name. NULL with errno ERANGE, EPROTO, EPROTONOSUPPORT, ENOMEM.
+ */
+KTAU_API size_t ktau_archive_profile_count(const struct ktau_archive *a);
+KTAU_API const struct ktau_archive_member *ktau_archive_profile_member(const struct ktau_archive *a,
+								       size_t index);
+KTAU_API struct ktau_profile *ktau_archive_profile(const struct ktau_archive *a,
+						   size_t index,
+						   struct ktau_parse_error *err);
+/* proc/ktau/functions, parsed; NULL with errno ENOENT if absent. */
+KTAU_API struct ktau_functions *ktau_archive_functions(const struct ktau_archive *a,
+						       struct ktau_parse_error *err);
+
+/*
+ * Fills a from the running system (see docs/archive-format.md): for each
+ * of the nr_pids processes /proc/PID/ktau and the profile of each live
+ * thread, or with nr_pids 0 /proc/ktau/profile; /proc/ktau/functions and
+ * /proc/ktau/control; /proc/config.gz and /proc/kallsyms when readable
+ * (the manifest says why not otherwise); the manifest: host, kernel
+ * (uname), time, tsc_khz, pids. A thread that exits meanwhile is left out;
+ * a process that cannot be read fails the whole collection (ESRCH, EACCES,
+ * ENODEV, EPROTO, ...) with err naming the file.
+ */
+KTAU_API int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids,
+				  size_t nr_pids, struct ktau_parse_error *err);
+
+/* ---- selections, since 0.2 --------------------------------------------- */
+
+/*
+ * The profiles of each live thread of process pid (/proc/PID/task/TID/ktau),
+ * as one system-scope profile with a thread block per thread, in tid order.
+ * Threads that exit while being read are left out. Errors as
+ * ktau_profile_read_pid().
+ */
+KTAU_API struct ktau_profile *ktau_profile_read_threads(pid_t pid,
+							struct ktau_parse_error *err);
+
+/*
+ * A copy of p keeping, in each block, the func records of the listed groups
+ * ("syscall", "softirq", ...), the edges into them, and the events when
+ * "event" is listed. NULL with errno EINVAL or ENOMEM.
+ */
+KTAU_API struct ktau_profile *ktau_profile_filter_groups(const struct ktau_profile *p,
+							 const char *const *groups,
+							 size_t nr_groups);
+/*
+ * A copy of p keeping, in each block, the n func records with the largest
+ * exclusive time (ties: by name, then ctx), the edges into them, and all
+ * events. NULL with errno EINVAL (n is 0) or ENOMEM.
+ */
+KTAU_API struct ktau_profile *ktau_profile_top(const struct ktau_profile *p, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -188,6 +188,9 @@ KTAU_HIDDEN char *ktau__read_stream_all(FILE *stream, size_t *len);
 /* <procfs>/ktau/functions, errors mapped like the profile files' */
 KTAU_HIDDEN char *ktau__raw_read_functions(size_t *len);
 KTAU_HIDDEN const char *ktau__procfs_root(void);
+/* The live thread ids of a process, sorted; *tids malloc()ed. 0 or -errno
+ * (ESRCH, ENODEV, EACCES, ENOMEM). */
+KTAU_HIDDEN int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count);
 /* Turns an errno from opening/reading a /proc/... ktau file into ours. */
 KTAU_HIDDEN int ktau__proc_errno(int error, pid_t pid, pid_t tid);
 

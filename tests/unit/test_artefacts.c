@@ -15,45 +15,65 @@ static const char *libdir(void)
 	return d ? d : "../../build/user/lib";
 }
 
-/* Every dynamic symbol is ktau_* at version KTAU_0.1, and each public
- * function of libktau.map is there. */
+/* The version node libktau.map lists name in ("KTAU_0.1", ...), or NULL. */
+static const char *map_node(const char *map, const char *name, char *node, size_t size)
+{
+	size_t len = strlen(name);
+	const char *p, *open;
+
+	for (p = strstr(map, name); p; p = strstr(p + 1, name)) {
+		if (p[-1] != '\t' || p[len] != ';')
+			continue;
+		/* the last "KTAU_x {" before it */
+		node[0] = '\0';
+		for (open = strstr(map, "KTAU_"); open && open < p;
+		     open = strstr(open + 1, "\nKTAU_")) {
+			const char *o = *open == '\n' ? open + 1 : open;
+
+			snprintf(node, size, "%.*s", (int)strcspn(o, " {"), o);
+		}
+		return node[0] ? node : NULL;
+	}
+	return NULL;
+}
+
+/* Every dynamic symbol is ktau_* at the version node libktau.map lists it
+ * in, and each public function of libktau.map is there. */
 TEST(shared_library_exports)
 {
 	char lib[4200], *argv[] = { "/usr/bin/nm", "-D", "--defined-only", lib, NULL };
 	struct run_result r;
 	const char *map_path = getenv("LIBKTAU_MAP");
-	char *map, *line, *save = NULL;
-	int n = 0;
+	char *map, *line, *save = NULL, node[32], want[200];
+	int n = 0, listed = 0;
+	const char *p;
 
 	if (access("/usr/bin/nm", X_OK))
 		FAIL("nm (binutils) is needed to check the exports");
+	ASSERT_NOT_NULL(map_path);
+	map = slurp(map_path, NULL);
+	ASSERT_NOT_NULL(map);
 	snprintf(lib, sizeof(lib), "%s/libktau.so.0", libdir());
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
 	ASSERT_EQ(0, r.status);
 	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *name = strrchr(line, ' ');
+		char sym[128];
 
 		name = name ? name + 1 : line;
-		if (!strcmp(name, "KTAU_0.1"))
-			continue;
-		if (strncmp(name, "ktau_", 5) || !strstr(name, "@@KTAU_0.1"))
+		if (!strncmp(name, "KTAU_", 5))
+			continue;	/* the version nodes themselves */
+		snprintf(sym, sizeof(sym), "%.*s", (int)strcspn(name, "@"), name);
+		if (strncmp(sym, "ktau_", 5) || !map_node(map, sym, node, sizeof(node)))
 			FAIL("unexpected export %s", name);
+		snprintf(want, sizeof(want), "%s@@%s", sym, node);
+		ASSERT_STREQ(want, name);
 		n++;
 	}
-	ASSERT_NOT_NULL(map_path);
-	map = slurp(map_path, NULL);
-	ASSERT_NOT_NULL(map);
-	{
-		int listed = 0;
-		char *p = map;
-
-		while ((p = strstr(p, "\t\tktau_"))) {
-			listed++;
-			p++;
-		}
-		free(map);
-		ASSERT_EQ(listed, n);
-	}
+	for (p = map; (p = strstr(p, "\t\tktau_")); p++)
+		listed++;
+	free(map);
+	ASSERT_EQ(listed, n);
 	run_result_free(&r);
 }
 

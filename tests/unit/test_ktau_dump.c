@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "json_check.h"
 #include "testutil.h"
 
 static char *dump_path(void)
@@ -275,4 +276,146 @@ TEST(dump_proc_errors)
 	run_result_free(&r);
 	remove_tree(root);
 	free(root);
+}
+
+TEST(dump_groups_and_top)
+{
+	struct run_result r;
+	char line[512];
+
+	ASSERT_EQ(0, DUMP(&r, "--groups", "syscall,softirq", "--top", "1", "-t", "501",
+			  "--input", test_fixture("system.ktau"), "500"));
+	ASSERT_EQ(0, r.status);
+	/* write 40000 of syscall+softirq 55000 cycles: 72.73% */
+	ASSERT_STREQ("write syscall 10 50.000 40.000 72.73",
+		     line_starting(r.out, "write", line, sizeof(line)));
+	ASSERT_STREQ("(2 more routines not shown)",
+		     line_starting(r.out, "(", line, sizeof(line)));
+	ASSERT_STREQ("total 14 55.000 100.00",
+		     line_starting(r.out, "total", line, sizeof(line)));
+	ASSERT_NOT_CONTAINS(r.out, "NET_RX ");
+	run_result_free(&r);
+
+	ASSERT_EQ(0, DUMP(&r, "--groups", "softirq", "-t", "501", "--callgraph",
+			  "--input", test_fixture("system.ktau"), "500"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("NET_RX softirq 3 10.000 10.000 100.00",
+		     line_starting(r.out, "NET_RX", line, sizeof(line)));
+	ASSERT_STREQ("write => NET_RX 3 10.000",
+		     line_starting(r.out, "write =>", line, sizeof(line)));
+	ASSERT_NOT_CONTAINS(r.out, "read_bytes");	/* events only with "event" */
+	run_result_free(&r);
+}
+
+TEST(dump_json_parsed_back)
+{
+	struct run_result r;
+	const struct json *t, *routine;
+	struct json *doc;
+	size_t at = 0;
+
+	ASSERT_EQ(0, DUMP(&r, "--json", "--input", test_fixture("system.ktau")));
+	ASSERT_EQ(0, r.status);
+	doc = json_parse(r.out, &at);
+	if (!doc)
+		FAIL("not JSON at byte %zu: %s", at, r.out);
+	ASSERT_STREQ("ktau-model", json_str(json_get(doc, "format")));
+	/* blocks without children: server, worker, exited 500, idle_loop, exited 600 */
+	ASSERT_EQ(5, json_get(doc, "threads")->count);
+	t = json_find(json_get(doc, "threads"), "label", "thread pid 500 tid 501 worker");
+	ASSERT_NOT_NULL(t);
+	routine = json_find(json_get(t, "routines"), "name", "sys_write()");
+	ASSERT_NOT_NULL(routine);
+	ASSERT_EQ_U64(10, json_u64(json_get(routine, "calls")));
+	ASSERT_EQ_U64(50000, json_u64(json_get(routine, "inclusive_ns")));
+	ASSERT_EQ_U64(40000, json_u64(json_get(routine, "exclusive_ns")));
+	ASSERT_EQ_U64(3, json_u64(json_get(json_find(json_get(t, "routines"), "name",
+						      "NET_RX()"), "calls")));
+	json_free(doc);
+	run_result_free(&r);
+
+	ASSERT_EQ(0, DUMP(&r, "--json", "--groups", "sched", "--input",
+			  test_fixture("system.ktau"), "600"));
+	ASSERT_EQ(0, r.status);
+	doc = json_parse(r.out, &at);
+	ASSERT_NOT_NULL(doc);
+	t = json_at(json_get(doc, "threads"), 0);
+	/* schedule_vol, and its caller select with no calls of its own: every
+	 * callpath element has a routine (docs/json-schema.md) */
+	ASSERT_EQ(2, json_get(t, "routines")->count);
+	routine = json_find(json_get(t, "routines"), "name", "schedule_vol()");
+	ASSERT_EQ_U64(1, json_u64(json_get(routine, "calls")));
+	/* its group went with its func record: no sys_ prefix */
+	routine = json_find(json_get(t, "routines"), "name", "select()");
+	ASSERT_EQ_U64(0, json_u64(json_get(routine, "calls")));
+	ASSERT_EQ_U64(1, json_u64(json_get(routine, "subrs")));
+	json_free(doc);
+	run_result_free(&r);
+}
+
+TEST(dump_threads_one_table_per_thread)
+{
+	struct run_result r;
+	char *root = make_tmpdir(), env[4200];
+	char *envp[] = { env, NULL };
+
+	ASSERT_NOT_NULL(root);
+	snprintf(env, sizeof(env), "KTAU_PROCFS=%s", root);
+	ASSERT_EQ(0, write_tree_file(root, "ktau/functions", "ktau-functions 1\nend\n"));
+	ASSERT_EQ(0, write_tree_file(root, "77/task/77/ktau",
+				     "ktau-profile 1\ntsc_khz 1000\nscope thread\n"
+				     "task kind=thread pid=77 tid=77 comm=main dropped=0\n"
+				     "func 0 39 getpid syscall 1000 3000 3000\nend\n"));
+	ASSERT_EQ(0, write_tree_file(root, "77/task/78/ktau",
+				     "ktau-profile 1\ntsc_khz 1000\nscope thread\n"
+				     "task kind=thread pid=77 tid=78 comm=worker dropped=0\n"
+				     "func 0 39 getpid syscall 250 1000 1000\nend\n"));
+	ASSERT_EQ(0, dump(&r, envp, "--threads", "77", (char *)NULL));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "# thread pid=77 tid=77 comm=main tsc_khz=1000\n");
+	ASSERT_CONTAINS(r.out, "# thread pid=77 tid=78 comm=worker tsc_khz=1000\n");
+	ASSERT_TRUE(strstr(r.out, "tid=77 ") < strstr(r.out, "tid=78 "));
+	ASSERT_CONTAINS(r.out, "getpid                   syscall             250");
+	run_result_free(&r);
+
+	ASSERT_EQ(0, dump(&r, envp, "--threads", "79", (char *)NULL));
+	ASSERT_EQ(1, r.status);
+	ASSERT_STREQ("ktau-dump: no such process 79\n", r.err);
+	run_result_free(&r);
+	remove_tree(root);
+	free(root);
+}
+
+TEST(dump_new_options_bad_usage)
+{
+	struct run_result r;
+
+	ASSERT_EQ(0, DUMP(&r, "--groups", "syscall,bogus", "1"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "ktau-dump: unknown group 'bogus' (syscall, softirq, irq, "
+			"sched, exception, kernel, event)");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--groups", "syscall,", "1"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "empty group name in --groups 'syscall,'");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--top", "0", "1"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "invalid --top count '0' (a number from 1)");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--threads", "--system"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--threads reads /proc/PID/task");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--threads", "-t", "2", "1"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--threads and --tid cannot be combined");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--raw", "--json", "1"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--raw prints the profile as it is");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--json", "--callgraph", "1"));
+	ASSERT_EQ(2, r.status);
+	run_result_free(&r);
 }

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ktau-report — report saved kernel profiles and ktau archives on any
+ * machine: tables, call graphs, JSON, and the difference of two runs.
+ * Reading is libktau's, choosing blocks report-view.c's, printing the
+ * shared tables'; this file reads the command line.
+ */
+#define _GNU_SOURCE	/* getopt_long */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktau.h>
+
+#include "profile-diff.h"
+#include "profile-select.h"
+#include "profile-table.h"
+#include "report-view.h"
+#include "tool.h"
+
+struct options {
+	struct view_options view;
+	struct selection select;
+	bool callgraph;
+	bool json;
+	bool diff;
+	char **files;
+	size_t nr_files;
+};
+
+static const char usage_text[] =
+"Usage: ktau-report [OPTIONS] FILE...\n"
+"       ktau-report [OPTIONS] --diff A B\n"
+"\n"
+"Report KTAU kernel profiles saved earlier, on any machine (no ktau kernel\n"
+"needed). A FILE is an archive written by ktau-archive, or a profile text:\n"
+"a copy of /proc/PID/ktau, /proc/PID/task/TID/ktau or /proc/ktau/profile\n"
+"(ktau-dump --raw writes one). Each FILE is reported in turn, each\n"
+"process (or thread) as a table sorted by exclusive time: routine, group,\n"
+"calls, inclusive and exclusive microseconds, share of the kernel time.\n"
+"\n"
+"Per process (the default), a table shows a process's total: its live and\n"
+"exited threads. Per thread (--threads), each live thread of the archived\n"
+"processes has its table, and a system profile's exited threads theirs.\n"
+"\n"
+"Options:\n"
+"      --threads      one table per thread instead of per process\n"
+"  -p, --pid PID      only process PID\n"
+"      --children     also the reaped children's totals of each process\n"
+"      --callgraph    also print caller => callee edges\n"
+"      --groups LIST  only routines of these groups, comma-separated: syscall,\n"
+"                     softirq, irq, sched, exception, kernel, event\n"
+"      --top N        only the N routines with the most exclusive time per\n"
+"                     table (with --diff: with the largest change)\n"
+"      --json         JSON instead of tables (docs/json-schema.md); FILE\n"
+"                     number i is node i\n"
+"      --diff A B     compare two runs: per routine, the calls, exclusive and\n"
+"                     inclusive time of A, of B and B - A, over all the\n"
+"                     processes reported from each (see --pid, --groups),\n"
+"                     sorted by the change of exclusive time\n"
+"  -h, --help         print this help and exit\n"
+"  -V, --version      print the version and exit\n"
+"\n"
+"Exit status:\n"
+"  0  success\n"
+"  1  runtime error: a file cannot be read, is truncated or malformed (the\n"
+"     message names the file, member and line), or has nothing to report\n"
+"  2  usage error: unknown option, bad or missing argument\n";
+
+enum { OPT_THREADS = 256, OPT_CHILDREN, OPT_CALLGRAPH, OPT_GROUPS, OPT_TOP, OPT_JSON,
+	OPT_DIFF };
+
+static int parse_option(int c, struct options *o, char **argv)
+{
+	long v;
+
+	switch (c) {
+	case OPT_THREADS:
+		o->view.threads = true;
+		return -1;
+	case 'p':
+		if (tool_parse_uint(optarg, 1, &v)) {
+			tool_usage_error("invalid process id '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		o->view.pid = (pid_t)v;
+		return -1;
+	case OPT_CHILDREN:
+		o->view.children = true;
+		return -1;
+	case OPT_CALLGRAPH:
+		o->callgraph = true;
+		return -1;
+	case OPT_GROUPS:
+		return select_parse_groups(&o->select, optarg) ? EXIT_USAGE : -1;
+	case OPT_TOP:
+		return select_parse_top(&o->select, optarg) ? EXIT_USAGE : -1;
+	case OPT_JSON:
+		o->json = true;
+		return -1;
+	case OPT_DIFF:
+		o->diff = true;
+		return -1;
+	default:
+		return tool_common_option(c, argv, usage_text);
+	}
+}
+
+/* Returns -1 to go on, or the exit code to stop with. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "callgraph", no_argument, NULL, OPT_CALLGRAPH },
+		{ "groups", required_argument, NULL, OPT_GROUPS },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *clash = NULL;
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:hV", longopts, NULL)) != -1) {
+		ret = parse_option(c, o, argv);
+		if (ret >= 0)
+			return ret;
+	}
+	o->files = argv + optind;
+	o->nr_files = (size_t)(argc - optind);
+	if (!o->nr_files)
+		clash = o->diff ? "--diff needs two files, A and B" : "missing FILE";
+	else if (o->diff && o->nr_files != 2)
+		clash = "--diff needs exactly two files, A and B";
+	else if (o->diff && (o->json || o->callgraph))
+		clash = "--diff prints one table: no --json or --callgraph";
+	else if (o->json && o->callgraph)
+		clash = "--json has the call graph already (callpaths): drop --callgraph";
+	if (!clash)
+		return -1;
+	tool_usage_error("%s", clash);
+	return EXIT_USAGE;
+}
+
+static struct ktau_profile *make_view(const struct options *o,
+				      const struct report_input *in)
+{
+	struct ktau_profile *view = report_view(in, &o->view);
+
+	if (!view) {
+		if (errno == EINVAL)
+			fprintf(stderr, "ktau-report: %s: its profiles have different "
+				"tsc_khz: report them one by one\n", in->path);
+		else
+			fprintf(stderr, "ktau-report: %s: %s\n", in->path, ktau_strerror(errno));
+		return NULL;
+	}
+	if (!ktau_profile_block_count(view)) {
+		fprintf(stderr, "ktau-report: %s: nothing to report%s\n", in->path,
+			o->view.pid ? " for that process"
+			: o->view.threads ? " per thread (it holds process totals only)"
+			: "");
+		ktau_profile_free(view);
+		return NULL;
+	}
+	return view;
+}
+
+static int print_tables(const struct options *o, const struct ktau_profile *view)
+{
+	struct ktau_profile *grouped, *rows;
+	size_t i;
+	int ret = select_apply(&o->select, view, &grouped, &rows);
+
+	for (i = 0; !ret && i < ktau_profile_block_count(view); i++) {
+		putchar('\n');
+		ret = print_block_tables(stdout, view, grouped, rows, i, o->callgraph);
+	}
+	select_release(view, grouped, rows);
+	return ret;
+}
+
+static bool every_block(const struct ktau_block *b, const void *arg)
+{
+	(void)b;
+	(void)arg;
+	return true;
+}
+
+static int add_json(struct ktau_model *m, const struct options *o,
+		    const struct ktau_profile *view, unsigned int node)
+{
+	struct ktau_profile *grouped, *rows;
+	int ret = select_apply(&o->select, view, &grouped, &rows);
+
+	if (!ret)
+		ret = json_add_blocks(m, rows, node, every_block, NULL);
+	select_release(view, grouped, rows);
+	return ret;
+}
+
+/* Every FILE, as tables or as one JSON document. */
+static int report(const struct options *o)
+{
+	struct ktau_model *m = o->json ? ktau_model_new() : NULL;
+	int ret = o->json && !m ? -ENOMEM : 0;
+	size_t i;
+
+	for (i = 0; i < o->nr_files && !ret; i++) {
+		struct report_input in;
+		struct ktau_profile *view = NULL;
+
+		ret = report_input_open(&in, o->files[i]);
+		if (!ret && !(view = make_view(o, &in)))
+			ret = -ENOENT;
+		if (!ret && o->json) {
+			ret = add_json(m, o, view, (unsigned int)i);
+		} else if (!ret) {
+			if (i)
+				putchar('\n');
+			report_input_describe(stdout, &in);
+			ret = print_tables(o, view);
+		}
+		ktau_profile_free(view);
+		report_input_close(&in);
+	}
+	if (!ret && m)
+		ret = ktau_model_write_stream(m, KTAU_FORMAT_JSON, stdout);
+	ktau_model_free(m);
+	return ret;
+}
+
+/* A FILE's reported processes summed into one block, in the selected
+ * groups (--top picks the largest changes later, not here). */
+static struct ktau_profile *diff_side(const struct options *o, const char *path,
+				      const char *name)
+{
+	struct ktau_profile *view = NULL, *total = NULL, *grouped;
+	struct report_input in;
+
+	if (!report_input_open(&in, path))
+		view = make_view(o, &in);
+	if (view) {
+		report_input_describe(stdout, &in);
+		total = report_view_total(view, name);
+	}
+	if (total && o->select.nr_groups) {
+		grouped = ktau_profile_filter_groups(total, o->select.groups,
+						     o->select.nr_groups);
+		ktau_profile_free(total);
+		total = grouped;
+	}
+	if (view && !total)
+		fprintf(stderr, "ktau-report: %s: %s\n", path, ktau_strerror(errno));
+	ktau_profile_free(view);
+	report_input_close(&in);
+	return total;
+}
+
+static int diff(const struct options *o)
+{
+	struct ktau_profile *a = diff_side(o, o->files[0], "A");
+	struct ktau_profile *b = a ? diff_side(o, o->files[1], "B") : NULL;
+	int ret = -ENOENT;
+
+	if (a && b) {
+		printf("# A = %s, B = %s; delta = B - A\n\n", o->files[0], o->files[1]);
+		ret = print_diff(stdout, a, ktau_profile_block(a, 0), b,
+				 ktau_profile_block(b, 0), o->select.top);
+	}
+	ktau_profile_free(a);
+	ktau_profile_free(b);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int ret;
+
+	tool_init("ktau-report");
+	ret = parse_options(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = o.diff ? diff(&o) : report(&o);
+	if (ret == -ENOMEM)
+		fprintf(stderr, "ktau-report: out of memory\n");
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ktau-report: write error: %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
