@@ -11,6 +11,7 @@
  */
 #include <linux/export.h>
 #include <linux/hash.h>
+#include <linux/math.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -31,13 +32,18 @@ atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
 
 static struct kmem_cache *ktau_task_cache;
 
-static struct ktau_table *ktau_table_alloc(unsigned int slots, gfp_t gfp)
+static size_t ktau_table_bytes(const struct ktau_table *t)
+{
+	return t ? struct_size(t, slot, t->slots) : 0;
+}
+
+static struct ktau_table *ktau_table_alloc(size_t bytes, gfp_t gfp)
 {
 	struct ktau_table *t;
 
-	t = kzalloc(struct_size(t, slot, slots), gfp);
+	t = kzalloc(bytes, gfp);
 	if (t)
-		t->mask = slots - 1;
+		t->slots = (bytes - sizeof(*t)) / sizeof(t->slot[0]);
 	return t;
 }
 
@@ -98,31 +104,32 @@ struct ktau_task *ktau_current(void)
 
 static struct ktau_entry *ktau_probe(struct ktau_table *t, u64 key)
 {
-	unsigned int i = hash_64(key, 32) & t->mask;
+	unsigned int i = reciprocal_scale(hash_64(key, 32), t->slots);
 
 	for (;;) {
 		struct ktau_entry *e = &t->slot[i];
 
 		if (e->key == key || !e->key)
 			return e;
-		i = (i + 1) & t->mask;
+		if (++i == t->slots)
+			i = 0;
 	}
 }
 
 static struct ktau_table *ktau_table_grow(struct ktau_table __rcu **tp,
 					  struct ktau_table *old)
 {
-	unsigned int slots = old ? (old->mask + 1) * 2 : KTAU_TABLE_MIN_SLOTS;
+	size_t bytes = old ? 2 * ktau_table_bytes(old) : KTAU_TABLE_MIN_BYTES;
 	struct ktau_table *t;
 	unsigned int i;
 
-	if (slots > KTAU_TABLE_MAX_SLOTS)
+	if (bytes > KTAU_TABLE_MAX_BYTES)
 		return NULL;
-	t = ktau_table_alloc(slots, GFP_ATOMIC | __GFP_NOWARN);
+	t = ktau_table_alloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
 	if (!t)
 		return NULL;
 	if (old) {
-		for (i = 0; i <= old->mask; i++) {
+		for (i = 0; i < old->slots; i++) {
 			if (old->slot[i].key)
 				*ktau_probe(t, old->slot[i].key) = old->slot[i];
 		}
@@ -153,7 +160,8 @@ struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key)
 	e = ktau_probe(t, key);
 	if (likely(e->key))
 		return e;
-	if (4 * (t->used + 1) > 3 * (t->mask + 1)) {
+	/* Linear probing stays short, and always ends at a free slot. */
+	if (8 * (t->used + 1) > 7 * t->slots) {
 		t = ktau_table_grow(tp, t);
 		if (!t)
 			return NULL;
@@ -196,7 +204,7 @@ unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 
 	if (!src)
 		return 0;
-	for (i = 0; i <= src->mask; i++) {
+	for (i = 0; i < src->slots; i++) {
 		const struct ktau_entry *s = &src->slot[i];
 		struct ktau_entry *e;
 
@@ -595,9 +603,7 @@ void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
 		n++;
 		b += kmem_cache_size(ktau_task_cache);
 		tab = rcu_dereference(kt->table);
-		if (tab)
-			b += kmalloc_size_roundup(struct_size(tab, slot,
-							      tab->mask + 1));
+		b += kmalloc_size_roundup(ktau_table_bytes(tab));
 	}
 	rcu_read_unlock();
 	*tasks = n;

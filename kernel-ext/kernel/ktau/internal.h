@@ -20,10 +20,15 @@
  */
 #define KTAU_MAX_DEPTH		12
 
-/* Slots of the first profile table of a task; it doubles when 3/4 full. */
-#define KTAU_TABLE_MIN_SLOTS	16
-/* A task never holds more slots than this; further keys are dropped. */
-#define KTAU_TABLE_MAX_SLOTS	8192
+/*
+ * A profile table is allocated in kmalloc's power-of-two sizes, header
+ * included, so that no allocation is rounded up: the first takes 512
+ * bytes (15 slots), and each growth doubles it, when 7/8 of the slots
+ * are used.  A task never holds a table larger than the maximum;
+ * further keys are dropped (and counted).
+ */
+#define KTAU_TABLE_MIN_BYTES	512
+#define KTAU_TABLE_MAX_BYTES	(256 * 1024)
 
 /*
  * A profile key packs (user context, caller fid + 1, fid + 1) so that one
@@ -61,7 +66,7 @@ struct ktau_entry {
 
 struct ktau_table {
 	struct rcu_head rcu;
-	unsigned int mask;		/* slots - 1, slots a power of two */
+	unsigned int slots;
 	unsigned int used;
 	struct ktau_entry slot[];
 };

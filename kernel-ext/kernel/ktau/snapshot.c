@@ -35,7 +35,7 @@ void ktau_block_add_table(struct ktau_snapshot *snap, struct ktau_block *blk,
 
 	if (!t)
 		return;
-	for (i = 0; i <= t->mask; i++) {
+	for (i = 0; i < t->slots; i++) {
 		const struct ktau_entry *src = &t->slot[i];
 		struct ktau_entry *dst;
 		u64 key = READ_ONCE(src->key);
