@@ -109,8 +109,16 @@ if [ ! -f "$applied/series" ] || [ "$(cat "$applied/series")" != "$series_now" ]
 fi
 
 # --- configuration -----------------------------------------------------------
+# A fragment may start from others: lines "#include NAME.config".
+fragments=
+for inc in $(sed -n 's/^#include \(.*\.config\)$/\1/p' "$fragment"); do
+	[ -f "$top/tests/configs/$inc" ] || die "$fragment includes $inc, which does not exist"
+	fragments="$fragments $top/tests/configs/$inc"
+done
+fragments="$fragments $fragment"
+
 mkdir -p "$objdir"
-config_id="$KBASE:$(sha1sum < "$fragment" | cut -c1-40)"
+config_id="$KBASE:$(cat $fragments | sha1sum | cut -c1-40)"
 [ "$KBASE" = tinyconfig ] || config_id="$config_id:$(sha1sum < "$KBASE" | cut -c1-40)"
 if [ ! -f "$objdir/.config" ] || [ "$(cat "$objdir/.ktau-config" 2>/dev/null)" != "$config_id" ]; then
 	say "configuring ($KBASE + tests/configs/$name.config)"
@@ -120,7 +128,7 @@ if [ ! -f "$objdir/.config" ] || [ "$(cat "$objdir/.ktau-config" 2>/dev/null)" !
 		[ -f "$KBASE" ] || die "KBASE=$KBASE: no such config file"
 		cp "$KBASE" "$objdir/.config"
 	fi
-	(cd "$objdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" "$fragment" >/dev/null)
+	(cd "$objdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" $fragments >/dev/null)
 	make -s -C "$tree" O="$objdir" olddefconfig >/dev/null
 	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while read -r line; do
 		grep -qxF "$line" "$objdir/.config" || printf ' %s' "$line"
