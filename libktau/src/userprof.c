@@ -220,9 +220,11 @@ void ktau__uthread_enter(struct ktau_uthread *s, uint32_t timer)
 
 int ktau__uthread_exit(struct ktau_uthread *s, uint32_t timer)
 {
-	int ret = ktau__ut_pop(&s->tree, timer, ktau__cycles());
+	uint32_t ctx;
+	int ret = ktau__ut_pop_ctx(&s->tree, timer, ktau__cycles(), &ctx);
 
-	tls_word = ktau__ut_context(&s->tree);
+	if (!ret)
+		tls_word = ctx;
 	return ret;
 }
 

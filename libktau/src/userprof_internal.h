@@ -61,6 +61,8 @@ struct ktau_ut_node {
 
 struct ktau_ut_frame {
 	uint32_t node;
+	uint32_t timer;
+	struct ktau_ut_node *n;		/* &node, to spare the lookups */
 	uint64_t start;			/* 0 until the caller sets it */
 	uint64_t child;			/* cycles of completed children */
 };
@@ -100,6 +102,9 @@ KTAU_HIDDEN void ktau__ut_set_start(struct ktau_ut_frame *f, uint64_t now);
  * timer is not running at all.
  */
 KTAU_HIDDEN int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t now);
+/* ktau__ut_pop(), then the new context id in *ctx (unchanged on error). */
+KTAU_HIDDEN int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now,
+				 uint32_t *ctx);
 /* The context id of the innermost recorded frame: node index + 1, or 0. */
 KTAU_HIDDEN uint32_t ktau__ut_context(const struct ktau_ut_tree *t);
 /*

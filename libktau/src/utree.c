@@ -63,9 +63,9 @@ static uint32_t new_node(struct ktau_ut_tree *t, uint32_t parent, uint32_t timer
 	return index;
 }
 
-static uint32_t child_of(struct ktau_ut_tree *t, uint32_t parent, uint32_t timer)
+static uint32_t child_of(struct ktau_ut_tree *t, struct ktau_ut_node *p, uint32_t parent,
+			 uint32_t timer)
 {
-	struct ktau_ut_node *p = parent == KTAU_UT_NONE ? &t->roots : node_at(t, parent);
 	uint32_t index;
 
 	if (p->last_timer == timer)
@@ -87,11 +87,14 @@ struct ktau_ut_frame *ktau__ut_push(struct ktau_ut_tree *t, uint32_t timer)
 
 	if (t->overflow || depth == KTAU_UT_MAX_DEPTH)
 		goto not_recorded;
-	index = child_of(t, depth ? t->stack[depth - 1].node : KTAU_UT_NONE, timer);
+	f = &t->stack[depth];
+	index = depth ? child_of(t, f[-1].n, f[-1].node, timer)
+		      : child_of(t, &t->roots, KTAU_UT_NONE, timer);
 	if (index == KTAU_UT_NONE)
 		goto not_recorded;
-	f = &t->stack[depth];
 	STORE(&f->node, index);
+	f->timer = timer;
+	f->n = node_at(t, index);
 	STORE(&f->start, 0);
 	STORE(&f->child, 0);
 	__atomic_store_n(&t->depth, depth + 1, __ATOMIC_RELEASE);
@@ -118,7 +121,7 @@ static void pop_one(struct ktau_ut_tree *t, uint64_t now)
 {
 	uint32_t depth = t->depth - 1;
 	struct ktau_ut_frame *f = &t->stack[depth];
-	struct ktau_ut_node *n = node_at(t, f->node);
+	struct ktau_ut_node *n = f->n;
 	uint64_t d = elapsed(f->start, now);
 
 	/* unpublish the frame first: a snapshot may then miss this call
@@ -128,27 +131,35 @@ static void pop_one(struct ktau_ut_tree *t, uint64_t now)
 	ADD(&n->incl, d);
 	ADD(&n->excl, d > f->child ? d - f->child : 0);
 	if (depth) {
-		ADD(&t->stack[depth - 1].child, d);
-		ADD(&node_at(t, n->parent)->subrs, 1);
+		ADD(&f[-1].child, d);
+		ADD(&f[-1].n->subrs, 1);
 	}
 }
 
-int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t now)
+int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now, uint32_t *ctx)
 {
-	uint32_t i;
+	uint32_t i = t->depth;
 
 	if (t->overflow) {
 		t->overflow--;
+		*ctx = ktau__ut_context(t);
 		return 0;
 	}
-	for (i = t->depth; i > 0; i--)
-		if (node_at(t, t->stack[i - 1].node)->timer == timer)
-			break;
+	while (i > 0 && t->stack[i - 1].timer != timer)
+		i--;
 	if (!i)
 		return -EINVAL;
 	while (t->depth >= i)
 		pop_one(t, now);
+	*ctx = i > 1 ? t->stack[i - 2].node + 1 : 0;
 	return 0;
+}
+
+int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t now)
+{
+	uint32_t ctx;
+
+	return ktau__ut_pop_ctx(t, timer, now, &ctx);
 }
 
 uint32_t ktau__ut_context(const struct ktau_ut_tree *t)
