@@ -142,7 +142,7 @@ static const struct tau_entry *first_inconsistent(const struct tau_profile *p)
 		if (!strstr(e->name, "=>") && strcmp(e->name, "main") && strcmp(e->name, "thread"))
 			continue;	/* flat non-roots: their children are per callpath */
 		children = tau_children_incl(p, e->name, &kids);
-		if (fabs(e->incl - e->excl - children) > 0.001 * (double)(kids + 1))
+		if (fabs(e->incl - e->excl - children) > 0.001 * (double)(kids + 1) + 1e-9)
 			return e;
 	}
 	return NULL;
