@@ -233,6 +233,8 @@ int main(int argc, char **argv)
 	rc = run_workload(dir, errfile);
 	ktr_check(rc == 0, "workload", "exit status %d", rc);
 	err_text = ktr_slurp(errfile, NULL);
+	if (err_text && *err_text)
+		ktr_info("stderr", "%.*s", (int)strcspn(err_text, "\n"), err_text);
 	if (merged)
 		ktr_check(err_text && !*err_text, "no_warning", "stderr: %s",
 			  err_text ? err_text : "(unreadable)");
