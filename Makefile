@@ -49,6 +49,11 @@ guest-tests:
 
 user: lib tools guest-tests
 
+# benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
+.PHONY: bench-programs
+bench-programs: lib
+	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
+
 initramfs: user
 	@echo '==> packing the guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \

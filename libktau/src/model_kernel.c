@@ -7,9 +7,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "model_internal.h"
+#include "userprof_internal.h"
 
 #define NAME_MAX_LEN 512
 
@@ -94,11 +95,28 @@ static int add_func(struct ktau_model_thread *t, const struct ktau_func *f,
 	return ktau_model_add_routine(t, name, group, f->calls, 0, incl, excl);
 }
 
+/* path[0..depth) followed by the extra names, in a malloc()ed array. */
+static const char **path_plus(const char *const *path, size_t depth,
+			      const char *a, const char *b)
+{
+	const char **p = malloc((depth + 2) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (depth)
+		memcpy(p, path, depth * sizeof(*p));
+	p[depth] = a;
+	p[depth + 1] = b;
+	return p;
+}
+
+/* Adds edge e as callpath "[<prefix> =>] parent => child". */
 static int add_edge(struct ktau_model_thread *t, const struct ktau_block *b,
-		    const struct ktau_edge *e, uint64_t khz)
+		    const struct ktau_edge *e, uint64_t khz,
+		    const char *const *prefix, size_t depth)
 {
 	char parent[NAME_MAX_LEN], child[NAME_MAX_LEN];
-	const char *path[2] = { parent, child };
+	const char **path;
 	uint64_t incl, excl;
 	int ret;
 
@@ -109,7 +127,11 @@ static int add_edge(struct ktau_model_thread *t, const struct ktau_block *b,
 		return ret;
 	routine_name(e->parent, fid_group(b, e->parent_fid), parent, sizeof(parent));
 	routine_name(e->name, fid_group(b, e->fid), child, sizeof(child));
-	ret = ktau_model_add_callpath(t, path, 2, e->calls, 0, incl, excl);
+	path = path_plus(prefix, depth, parent, child);
+	if (!path)
+		return -ENOMEM;
+	ret = ktau_model_add_callpath(t, path, depth + 2, e->calls, 0, incl, excl);
+	free(path);
 	if (ret)
 		return ret;
 	/* the parent's subroutine calls */
@@ -140,25 +162,109 @@ static int add_metadata(struct ktau_model_thread *t, const struct ktau_block *b,
 	return ret;
 }
 
-static int add_records(struct ktau_model_thread *t, const struct ktau_block *b,
-		       uint64_t khz)
+static int add_event(struct ktau_model_thread *t, const struct ktau_event *e,
+		     const char *name)
 {
-	size_t i;
-	int ret = add_metadata(t, b, khz);
+	return ktau_model_add_event(t, name, e->count, (double)e->min, (double)e->max,
+				    (double)e->sum, (double)e->sumsq);
+}
+
+/* "event : a => b", TAU's name for an event in a callpath context. */
+static int add_context_event(struct ktau_model_thread *t, const struct ktau_event *e,
+			     const char *const *path, size_t depth)
+{
+	size_t i, len = strlen(e->name) + 4;
+	char *name, *p;
+	int ret;
+
+	for (i = 0; i < depth; i++)
+		len += strlen(path[i]) + 4;
+	name = malloc(len);
+	if (!name)
+		return -ENOMEM;
+	p = name + sprintf(name, "%s :", e->name);
+	for (i = 0; i < depth; i++)
+		p += sprintf(p, "%s %s", i ? " =>" : "", path[i]);
+	ret = add_event(t, e, name);
+	free(name);
+	return ret;
+}
+
+struct toplevel_ctx {
+	struct ktau_model_thread *t;
+	uint64_t khz;
+	ktau_ctx_path_fn ctx_path;
+	void *arg;
+};
+
+static int add_toplevel(void *arg, const struct ktau_toplevel *tl)
+{
+	const struct toplevel_ctx *c = arg;
+	char name[NAME_MAX_LEN];
+	const char *const *prefix;
+	const char **path;
+	uint64_t incl, excl;
+	size_t depth;
+	int ret;
+
+	if (!tl->calls && !tl->incl)
+		return 0;
+	ret = ktau__cycles_to_ns(tl->incl, c->khz, &incl);
+	if (!ret)
+		ret = ktau__cycles_to_ns(tl->excl, c->khz, &excl);
+	if (ret)
+		return ret;
+	routine_name(tl->func->name, tl->func->group, name, sizeof(name));
+	prefix = c->ctx_path(c->arg, tl->func->ctx, &depth);
+	if (!prefix)
+		return -ENOMEM;
+	path = path_plus(prefix, depth, name, NULL);
+	if (!path)
+		return -ENOMEM;
+	ret = ktau_model_add_callpath(c->t, path, depth + 1, tl->calls, 0, incl, excl);
+	free(path);
+	return ret;
+}
+
+int ktau__model_add_kernel(struct ktau_model_thread *t, const struct ktau_block *b,
+			   uint64_t khz, ktau_ctx_path_fn ctx_path, void *arg)
+{
+	struct toplevel_ctx tc = { t, khz, ctx_path, arg };
+	const char *const *prefix = NULL;
+	size_t i, depth = 0;
+	int ret = 0;
 
 	/* funcs first, so that edges find their routines' groups in place */
 	for (i = 0; i < ktau_block_func_count(b) && !ret; i++)
 		ret = add_func(t, ktau_block_func(b, i), khz);
-	for (i = 0; i < ktau_block_edge_count(b) && !ret; i++)
-		ret = add_edge(t, b, ktau_block_edge(b, i), khz);
+	if (!ret && ctx_path)
+		ret = ktau__kernel_toplevel(b, add_toplevel, &tc);
+	for (i = 0; i < ktau_block_edge_count(b) && !ret; i++) {
+		const struct ktau_edge *e = ktau_block_edge(b, i);
+
+		if (ctx_path && !(prefix = ctx_path(arg, e->ctx, &depth)))
+			return -ENOMEM;
+		ret = add_edge(t, b, e, khz, prefix, depth);
+	}
 	for (i = 0; i < ktau_block_event_count(b) && !ret; i++) {
 		const struct ktau_event *e = ktau_block_event(b, i);
 
-		ret = ktau_model_add_event(t, e->name, e->count, (double)e->min,
-					   (double)e->max, (double)e->sum,
-					   (double)e->sumsq);
+		ret = add_event(t, e, e->name);
+		if (!ret && ctx_path) {
+			if (!(prefix = ctx_path(arg, e->ctx, &depth)))
+				return -ENOMEM;
+			ret = add_context_event(t, e, prefix, depth);
+		}
 	}
 	return ret;
+}
+
+static int add_records(struct ktau_model_thread *t, const struct ktau_block *b,
+		       uint64_t khz)
+{
+	int ret = add_metadata(t, b, khz);
+
+	return ret ? ret : ktau__model_add_kernel(t, b, khz, NULL, NULL);
 }
 
 struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
