@@ -10,7 +10,9 @@
  *     or at read);
  *   /proc/self/ktau and its own thread file: readable, valid, its own pid;
  *   /proc/ktau/profile: valid, and every block is its own pid (it has at
- *     least its thread block).
+ *     least its thread block);
+ *   a process of its own uid that made itself non-dumpable (as a setuid
+ *     program is): EACCES on its ktau files, as on its /proc/<pid>/environ.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -61,6 +63,61 @@ static void own(const char *check, const char *path, const char *kind, long pid)
 	ktr_check(b && b->pid == pid, check, "%s: %s block %s (pid %ld), expected pid %ld",
 		  path, kind, b ? "found" : "MISSING", b ? b->pid : -1L, pid);
 	ktr_free(&p);
+}
+
+/*
+ * A process of the same user that made itself non-dumpable (as a setuid
+ * program is) is hidden like its /proc/<pid>/io and environ, from others
+ * and, the files being root's then, from itself.
+ */
+static void check_nondumpable(void)
+{
+	int ready[2], hold[2];
+	char c, path[64];
+	pid_t pid;
+
+	if (pipe(ready) || pipe(hold)) {
+		ktr_fail("nondumpable", "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int ktau_fd, environ_fd;
+		char result;
+
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		/* its /proc files now belong to root, mode 0400 as before */
+		ktau_fd = open("/proc/self/ktau", O_RDONLY);
+		environ_fd = open("/proc/self/environ", O_RDONLY);
+		result = (ktau_fd < 0) == (environ_fd < 0) ? 'y' : 'n';
+		if (write(ready[1], &result, 1) != 1)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	if (pid < 0 || read(ready[0], &c, 1) != 1) {
+		ktr_fail("nondumpable", "the non-dumpable process did not start");
+	} else {
+		ktr_check(c == 'y', "nondumpable-own-like-environ",
+			  "a non-dumpable process's access to its own /proc/self/ktau differs "
+			  "from its access to /proc/self/environ");
+		/* /proc/<pid>/io needs TASK_IO_ACCOUNTING; environ has the same
+		 * ptrace-read rule and is always there */
+		snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+		expect_eacces("nondumpable-environ-hidden", path);
+		snprintf(path, sizeof(path), "/proc/%ld/ktau", (long)pid);
+		expect_eacces("nondumpable-hidden", path);
+		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/ktau", (long)pid, (long)pid);
+		expect_eacces("nondumpable-task-hidden", path);
+	}
+	close(hold[1]);
+	close(ready[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 }
 
 static void child(pid_t parent)
@@ -124,6 +181,7 @@ static void child(pid_t parent)
 			  NOBODY, nmine, me, nother, other);
 		ktr_free(&p);
 	}
+	check_nondumpable();
 	fflush(stdout);
 	_exit(0);	/* its FAIL lines, if any, are printed: the parent checks only for a crash */
 }

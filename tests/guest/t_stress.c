@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stress — nothing lost, nothing torn, under concurrency.
+ *
+ * Phase 1 (exact counts): a worker process runs WORKERS threads x CALLS
+ * getpid() each while, in this process, READERS threads read every ktau
+ * file in a loop (the worker's process and thread files, /proc/ktau/
+ * profile, /proc/ktau/functions), checking each read is complete and
+ * consistent and that the worker's getpid count never goes down, and a
+ * forker thread forks children that make CHILD_CALLS getpid() each, half
+ * of them after an exec.  Afterwards: the worker's process total is
+ * exactly WORKERS x CALLS with every thread gone, and this process's
+ * children total grew by exactly that plus CHILD_CALLS per fork.
+ *
+ * Phase 2 (control races): the same load while a controller thread cycles
+ * through clear, stop, start, startclr and disable/enable of every group.
+ * Every read must still parse, with excl <= incl; counts may only drop
+ * across a clear.  Recording is restored at the end.
+ *
+ * Phase 3 (memory pressure, kernels with CONFIG_FAILSLAB): a child whose
+ * atomic slab allocations all fail (failslab, task filter) cannot grow
+ * its profile: its getpid calls are counted as dropped, never lost
+ * silently, and its fork() still succeeds; when the failures stop,
+ * recording resumes exactly.
+ *
+ * It prints what it did (threads, calls, reads, forks, control writes).
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WORKERS		6
+#define CALLS		100000
+#define READERS		2
+#define CHILD_CALLS	100
+
+static const char *self_exe;
+static pid_t worker_pid;
+static atomic_int stop_load;
+static atomic_long reads_done, forks_done, read_errors, decreases, ctl_writes;
+static atomic_int clear_epoch;	/* odd while a clear may be in progress */
+static char first_error[256];
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	atomic_fetch_add(&read_errors, 1);
+	pthread_mutex_lock(&error_lock);
+	if (!first_error[0]) {
+		va_start(ap, fmt);
+		vsnprintf(first_error, sizeof(first_error), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&error_lock);
+}
+
+static void getpids(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the worker process ---- */
+
+static void *worker_thread(void *arg)
+{
+	(void)arg;
+	getpids(CALLS);
+	return NULL;
+}
+
+/* Runs WORKERS threads, reports on `ready` when all are joined, then
+ * waits to be killed or for `go` to close. */
+static void worker_main(int ready, int go)
+{
+	pthread_t t[WORKERS];
+	char c = 1;
+
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&t[i], NULL, worker_thread, NULL))
+			_exit(2);
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(t[i], NULL);
+	if (write(ready, &c, 1) != 1)
+		_exit(3);
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* ---- readers ---- */
+
+static int check_profile(const char *path, uint64_t *getpid_calls)
+{
+	struct ktr_profile p;
+	char err[256];
+	size_t len;
+	char *text = ktr_slurp(path, &len);
+
+	if (!text) {
+		/* a thread or process that is gone is not an error */
+		if (errno != ENOENT && errno != ESRCH)
+			note_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (ktr_parse(text, len, &p, err, sizeof(err))) {
+		note_error("%s: %s", path, err);
+		free(text);
+		return -1;
+	}
+	for (size_t b = 0; b < p.nblocks; b++) {
+		const struct ktr_block *blk = &p.blocks[b];
+
+		for (size_t i = 0; i < blk->nfuncs; i++)
+			if (blk->funcs[i].excl > blk->funcs[i].incl)
+				note_error("%s line %d: excl > incl", path, blk->funcs[i].lineno);
+		for (size_t i = 0; i < blk->nedges; i++)
+			if (blk->edges[i].excl > blk->edges[i].incl)
+				note_error("%s line %d: edge excl > incl", path, blk->edges[i].lineno);
+	}
+	if (getpid_calls) {
+		struct ktr_block *b = ktr_block_kind(&p, "process", 0);
+
+		*getpid_calls = 0;
+		if (b)
+			ktr_func(b, "getpid", getpid_calls, NULL, NULL);
+	}
+	ktr_free(&p);
+	free(text);
+	atomic_fetch_add(&reads_done, 1);
+	return 0;
+}
+
+static void *reader(void *arg)
+{
+	char path[96];
+	uint64_t last = 0;
+	int last_epoch = -1;
+
+	(void)arg;
+	while (!atomic_load(&stop_load)) {
+		int epoch = atomic_load(&clear_epoch);
+		uint64_t calls;
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(path, sizeof(path), "/proc/%d/ktau", worker_pid);
+		if (!check_profile(path, &calls)) {
+			/* only two reads with no clear around or between them compare */
+			int same = !(epoch & 1) && epoch == atomic_load(&clear_epoch);
+
+			if (same && epoch == last_epoch && calls < last)
+				atomic_fetch_add(&decreases, 1);
+			last = calls;
+			last_epoch = same ? epoch : -1;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task", worker_pid);
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%.16s/ktau", worker_pid,
+				 de->d_name);
+			check_profile(path, NULL);
+		}
+		if (d)
+			closedir(d);
+		check_profile("/proc/ktau/profile", NULL);
+		{
+			size_t len;
+			char err[256];
+			struct ktr_fmap m;
+			char *t = ktr_slurp("/proc/ktau/functions", &len);
+
+			if (!t || ktr_parse_functions(t, len, &m, err, sizeof(err)))
+				note_error("/proc/ktau/functions: %s", t ? err : strerror(errno));
+			else
+				ktr_fmap_free(&m);
+			free(t);
+		}
+	}
+	return NULL;
+}
+
+/* ---- forker ---- */
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_load)) {
+		long n = atomic_load(&forks_done);
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			if (n & 1) {
+				execl(self_exe, "t_stress", "--child", NULL);
+				_exit(127);
+			}
+			getpids(CHILD_CALLS);
+			_exit(0);
+		}
+		if (pid < 0) {
+			note_error("fork: %s", strerror(errno));
+			continue;
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			note_error("a forked child failed (status 0x%x)", status);
+			continue;
+		}
+		atomic_fetch_add(&forks_done, 1);
+	}
+	return NULL;
+}
+
+/* ---- controller ---- */
+
+static void ctl(const char *cmd)
+{
+	if (ktr_ctl(cmd))
+		note_error("control '%s': %s", cmd, strerror(errno));
+	else
+		atomic_fetch_add(&ctl_writes, 1);
+}
+
+static void *controller(void *arg)
+{
+	static const char *const groups[] = { "syscall", "softirq", "irq", "sched",
+					      "exception", "kernel", "event" };
+	char cmd[64];
+
+	(void)arg;
+	for (unsigned int i = 0; !atomic_load(&stop_load); i++) {
+		const char *g = groups[i % 7];
+
+		atomic_fetch_add(&clear_epoch, 1);
+		ctl(i & 1 ? "clear" : "startclr");
+		atomic_fetch_add(&clear_epoch, 1);
+		ctl("stop");
+		ctl("start");
+		snprintf(cmd, sizeof(cmd), "disable %s", g);
+		ctl(cmd);
+		snprintf(cmd, sizeof(cmd), "enable %s", g);
+		ctl(cmd);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+/* ---- phases ---- */
+
+static uint64_t children_getpid(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	uint64_t c = 0;
+
+	if (ktr_load("/proc/self/ktau", 0, &p, "children-read"))
+		return UINT64_MAX;
+	b = ktr_block_kind(&p, "children", 0);
+	if (b)
+		ktr_func(b, "getpid", &c, NULL, NULL);
+	ktr_free(&p);
+	return c;
+}
+
+/* Runs the load; with `control`, races the control file against it. */
+static int run_load(int control, double *secs)
+{
+	pthread_t r[READERS], f, c;
+	int ready[2], go[2], status;
+	char ch;
+	double t0 = now();
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	worker_pid = fork();
+	if (worker_pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		worker_main(ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	atomic_store(&stop_load, 0);
+	for (int i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, NULL);
+	pthread_create(&f, NULL, forker, NULL);
+	if (control)
+		pthread_create(&c, NULL, controller, NULL);
+
+	if (read(ready[0], &ch, 1) != 1)
+		note_error("the worker process died");
+	if (!control) {
+		uint64_t calls = 0;
+		char path[64];
+		struct ktr_profile p;
+
+		snprintf(path, sizeof(path), "/proc/%d/ktau", worker_pid);
+		if (!ktr_load(path, 0, &p, "worker-total")) {
+			struct ktr_block *b = ktr_block_kind(&p, "process", 0);
+
+			if (b)
+				ktr_func(b, "getpid", &calls, NULL, NULL);
+			ktr_check(b && calls == (uint64_t)WORKERS * CALLS && b->threads == 1 &&
+				  b->exited_threads == WORKERS, "exited-threads-exact",
+				  "worker process: getpid %" PRIu64 " with %ld live and %ld exited "
+				  "threads; expected %d with 1 live and %d exited", calls,
+				  b ? b->threads : -1, b ? b->exited_threads : -1, WORKERS * CALLS,
+				  WORKERS);
+			ktr_free(&p);
+		}
+	} else {
+		sleep(3);
+	}
+	atomic_store(&stop_load, 1);
+	for (int i = 0; i < READERS; i++)
+		pthread_join(r[i], NULL);
+	pthread_join(f, NULL);
+	if (control)
+		pthread_join(c, NULL);
+	close(go[1]);
+	waitpid(worker_pid, &status, 0);
+	close(ready[0]);
+	*secs = now() - t0;
+	return 0;
+}
+
+static void phase_exact(void)
+{
+	uint64_t before = children_getpid(), after, want;
+	double secs;
+
+	atomic_store(&forks_done, 0);
+	run_load(0, &secs);
+	after = children_getpid();
+	want = (uint64_t)WORKERS * CALLS + (uint64_t)atomic_load(&forks_done) * CHILD_CALLS;
+	ktr_check(after - before == want, "children-exact",
+		  "children getpid grew by %" PRIu64 ", expected %" PRIu64 " (%d x %d worker "
+		  "calls + %ld forks x %d)", after - before, want, WORKERS, CALLS,
+		  atomic_load(&forks_done), CHILD_CALLS);
+	ktr_check(atomic_load(&read_errors) == 0, "reads-consistent", "%ld bad reads; first: %s",
+		  atomic_load(&read_errors), first_error);
+	ktr_check(atomic_load(&decreases) == 0, "counts-monotonic",
+		  "the worker's getpid count went down %ld times", atomic_load(&decreases));
+	ktr_info("exact", "%d threads x %d getpid, %d readers: %ld complete reads, %ld forks "
+		  "(half exec), %.1f s", WORKERS, CALLS, READERS, atomic_load(&reads_done),
+		  atomic_load(&forks_done), secs);
+}
+
+static void phase_control(void)
+{
+	double secs;
+	long reads0 = atomic_load(&reads_done);
+
+	atomic_store(&forks_done, 0);
+	run_load(1, &secs);
+	ktr_ctl("enable all");
+	ktr_ctl("start");
+	ktr_check(atomic_load(&read_errors) == 0, "control-race-reads-consistent",
+		  "%ld bad reads or control writes; first: %s", atomic_load(&read_errors),
+		  first_error);
+	ktr_check(atomic_load(&decreases) == 0, "control-race-monotonic-between-clears",
+		  "the worker's getpid count went down %ld times with no clear in between",
+		  atomic_load(&decreases));
+	{
+		struct ktr_profile p;
+		struct ktr_block *b;
+		uint64_t before = 0, after = 0;
+
+		/* recording works again after the storm */
+		if (!ktr_load("/proc/self/ktau", 0, &p, "after-control")) {
+			b = ktr_block_kind(&p, "process", 0);
+			if (b)
+				ktr_func(b, "getpid", &before, NULL, NULL);
+			ktr_free(&p);
+		}
+		getpids(1000);
+		if (!ktr_load("/proc/self/ktau", 0, &p, "after-control")) {
+			b = ktr_block_kind(&p, "process", 0);
+			if (b)
+				ktr_func(b, "getpid", &after, NULL, NULL);
+			ktr_free(&p);
+		}
+		ktr_check(after - before == 1000, "recording-restored",
+			  "1000 getpid after the control race recorded as %" PRIu64,
+			  after - before);
+	}
+	ktr_info("control", "%ld control writes raced %ld reads, %ld forks and %d x %d "
+		 "syscalls in %.1f s", atomic_load(&ctl_writes),
+		 atomic_load(&reads_done) - reads0, atomic_load(&forks_done), WORKERS, CALLS,
+		 secs);
+}
+
+/* ---- memory pressure ---- */
+
+#define FAILSLAB "/sys/kernel/debug/failslab"
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* The getpid calls and drops of thread tid, and whether it has any record. */
+static int thread_state(long tid, uint64_t *calls, long *dropped, int *records)
+{
+	char path[64];
+	struct ktr_profile p;
+	struct ktr_block *b;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", tid);
+	if (ktr_load(path, 0, &p, "pressure-read"))
+		return -1;
+	b = ktr_block_kind(&p, "thread", 0);
+	*calls = 0;
+	*dropped = b ? b->dropped : -1;
+	*records = b ? (int)(b->nfuncs + b->nedges) : -1;
+	if (b)
+		ktr_func(b, "getpid", calls, NULL, NULL);
+	ktr_free(&p);
+	return 0;
+}
+
+static int wake_pipe[2];
+static pthread_barrier_t pressure_bar;
+static atomic_long pressure_tid;
+static atomic_int pressure_fork_ok;
+
+/*
+ * A new thread has no profile table until it first records: it blocks in
+ * read() first, so that its first record needs an allocation made while
+ * failslab fails every atomic one of it.
+ */
+static void *pressure_thread(void *arg)
+{
+	char c;
+	pid_t pid;
+	int status;
+
+	(void)arg;
+	atomic_store(&pressure_tid, syscall(SYS_gettid));
+	if (read(wake_pipe[0], &c, 1) != 1)
+		return NULL;
+	getpids(1000);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	atomic_store(&pressure_fork_ok, pid > 0 && waitpid(pid, &status, 0) == pid &&
+				       WIFEXITED(status));
+	pthread_barrier_wait(&pressure_bar);	/* main looks, stops the failures */
+	pthread_barrier_wait(&pressure_bar);
+	getpids(500);
+	pthread_barrier_wait(&pressure_bar);	/* main looks again */
+	return NULL;
+}
+
+static int thread_sleeping(long tid)
+{
+	char path[64], buf[256], *p;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+static void phase_pressure(void)
+{
+	struct stat st;
+	uint64_t c0 = 0, c1 = 0, c2 = 0;
+	long d0 = 0, d1 = 0, d2 = 0, tid = 0;
+	int records = -1, tries;
+	char path[96];
+	pthread_t t;
+
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (stat(FAILSLAB, &st)) {
+		ktr_info("pressure", "no %s in this kernel (CONFIG_FAILSLAB): memory-pressure "
+			 "checks not run", FAILSLAB);
+		return;
+	}
+	if (write_file(FAILSLAB "/task-filter", "Y") || write_file(FAILSLAB "/times", "-1") ||
+	    write_file(FAILSLAB "/probability", "0") || write_file(FAILSLAB "/verbose", "0") ||
+	    write_file(FAILSLAB "/ignore-gfp-wait", "Y")) {
+		ktr_fail("pressure-setup", "cannot configure %s: %s", FAILSLAB, strerror(errno));
+		return;
+	}
+	pthread_barrier_init(&pressure_bar, NULL, 2);
+	/* an interrupt may hit the thread before it blocks and make its
+	 * table: then try again with another thread */
+	for (tries = 0; tries < 5; tries++) {
+		if (pipe(wake_pipe) || pthread_create(&t, NULL, pressure_thread, NULL)) {
+			ktr_fail("pressure-setup", "pipe/pthread_create: %s", strerror(errno));
+			return;
+		}
+		while (!(tid = atomic_load(&pressure_tid)) || !thread_sleeping(tid))
+			usleep(1000);
+		if (!thread_state(tid, &c0, &d0, &records) && records == 0)
+			break;
+		close(wake_pipe[1]);	/* read() returns 0: the thread ends */
+		pthread_join(t, NULL);
+		close(wake_pipe[0]);
+		atomic_store(&pressure_tid, 0);
+	}
+	if (records != 0) {
+		ktr_fail("pressure-setup", "could not get a thread with no profile table yet");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/make-it-fail", tid);
+	if (write_file(path, "1") || write_file(FAILSLAB "/probability", "100")) {
+		ktr_fail("pressure-setup", "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (write(wake_pipe[1], "x", 1) != 1)
+		ktr_fail("pressure-setup", "waking the thread: %s", strerror(errno));
+	pthread_barrier_wait(&pressure_bar);
+	write_file(FAILSLAB "/probability", "0");
+	thread_state(tid, &c1, &d1, &records);
+	pthread_barrier_wait(&pressure_bar);
+	pthread_barrier_wait(&pressure_bar);
+	thread_state(tid, &c2, &d2, &records);
+	pthread_join(t, NULL);
+	close(wake_pipe[0]);
+	close(wake_pipe[1]);
+
+	ktr_check(c1 == c0 && d1 - d0 >= 1000, "pressure-drops-counted",
+		  "with every atomic allocation failing: getpid %" PRIu64 " -> %" PRIu64
+		  ", dropped %ld -> %ld; expected no new calls and >= 1000 more drops",
+		  c0, c1, d0, d1);
+	ktr_check(atomic_load(&pressure_fork_ok), "pressure-fork-succeeds",
+		  "fork() failed under failslab");
+	ktr_check(c2 - c1 == 500, "pressure-recovers",
+		  "after the failures stop: getpid grew by %" PRIu64 ", expected 500", c2 - c1);
+	ktr_info("pressure", "1000 getpid with allocations failing: %ld drops counted; fork ok; "
+		 "then 500 recorded (%d tries for a fresh thread)", d1 - d0, tries + 1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--child")) {
+		getpids(CHILD_CALLS);
+		return 0;
+	}
+	self_exe = "/proc/self/exe";
+	{
+		static char exe[256];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			self_exe = exe;
+		}
+	}
+	ktr_init("stress");
+	phase_exact();
+	phase_control();
+	phase_pressure();
+	return ktr_exit();
+}
