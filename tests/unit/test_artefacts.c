@@ -15,45 +15,70 @@ static const char *libdir(void)
 	return d ? d : "../../build/user/lib";
 }
 
-/* Every dynamic symbol is ktau_* at version KTAU_0.1, and each public
- * function of libktau.map is there. */
+/*
+ * The version node libktau.map lists sym under ("KTAU_0.1", ...), copied
+ * into node; 0, or -1 when the map does not list it.
+ */
+static int map_node_of(const char *map, const char *sym, char *node, size_t size)
+{
+	const char *line = map, *current = NULL;
+	size_t cur_len = 0, sym_len = strlen(sym);
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (!strncmp(line, "KTAU_", 5)) {
+			current = line;
+			cur_len = strcspn(line, " {");
+		} else if (current && len == sym_len + 3 && !strncmp(line, "\t\t", 2) &&
+			   !strncmp(line + 2, sym, sym_len) && line[2 + sym_len] == ';') {
+			snprintf(node, size, "%.*s", (int)cur_len, current);
+			return 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Every dynamic symbol is ktau_* at the version node libktau.map lists it
+ * under, and each public function of libktau.map is there. */
 TEST(shared_library_exports)
 {
 	char lib[4200], *argv[] = { "/usr/bin/nm", "-D", "--defined-only", lib, NULL };
 	struct run_result r;
 	const char *map_path = getenv("LIBKTAU_MAP");
 	char *map, *line, *save = NULL;
-	int n = 0;
+	int n = 0, listed = 0;
 
 	if (access("/usr/bin/nm", X_OK))
 		FAIL("nm (binutils) is needed to check the exports");
+	ASSERT_NOT_NULL(map_path);
+	map = slurp(map_path, NULL);
+	ASSERT_NOT_NULL(map);
+	for (const char *p = map; (p = strstr(p, "\t\tktau_")); p++)
+		listed++;
 	snprintf(lib, sizeof(lib), "%s/libktau.so.0", libdir());
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
 	ASSERT_EQ(0, r.status);
 	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *name = strrchr(line, ' ');
+		const char *name = strrchr(line, ' '), *at;
+		char sym[256], node[64];
 
 		name = name ? name + 1 : line;
-		if (!strcmp(name, "KTAU_0.1"))
-			continue;
-		if (strncmp(name, "ktau_", 5) || !strstr(name, "@@KTAU_0.1"))
+		if (!strncmp(name, "KTAU_", 5))
+			continue;	/* the version nodes themselves */
+		at = strstr(name, "@@");
+		if (strncmp(name, "ktau_", 5) || !at)
 			FAIL("unexpected export %s", name);
+		snprintf(sym, sizeof(sym), "%.*s", (int)(at - name), name);
+		if (map_node_of(map, sym, node, sizeof(node)) || strcmp(at + 2, node))
+			FAIL("export %s: libktau.map lists %s under %s", name, sym,
+			     map_node_of(map, sym, node, sizeof(node)) ? "no node" : node);
 		n++;
 	}
-	ASSERT_NOT_NULL(map_path);
-	map = slurp(map_path, NULL);
-	ASSERT_NOT_NULL(map);
-	{
-		int listed = 0;
-		char *p = map;
-
-		while ((p = strstr(p, "\t\tktau_"))) {
-			listed++;
-			p++;
-		}
-		free(map);
-		ASSERT_EQ(listed, n);
-	}
+	free(map);
+	ASSERT_EQ(listed, n);
 	run_result_free(&r);
 }
 

@@ -259,3 +259,23 @@ const char *line_starting(const char *text, const char *prefix, char *buf, size_
 	}
 	return NULL;
 }
+
+int run_as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (geteuid() == 0 && setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
