@@ -500,6 +500,9 @@ KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);
  */
 struct ktau_control_status;
 
+/* The longest command the kernel accepts, in bytes. */
+#define KTAU_CONTROL_COMMAND_MAX 256
+
 KTAU_API struct ktau_control_status *ktau_control_status_parse(const char *buf,
 							       size_t len,
 							       struct ktau_parse_error *err);
@@ -526,7 +529,8 @@ KTAU_API int ktau_control_status_lost_tasks(const struct ktau_control_status *s,
 /*
  * Writes one command to <procfs>/ktau/control with a single write():
  * "start", "stop", "clear", "startclr", "enable GROUP...", "disable GROUP..."
- * (GROUP a name from the status or "all"; at most 256 bytes). 0, or
+ * (GROUP a name from the status or "all"; at most KTAU_CONTROL_COMMAND_MAX
+ * bytes). 0, or
  * -EACCES (not root), -ENODEV (no ktau kernel), -EINVAL (the kernel refused
  * the command and changed nothing), or what open/write failed with.
  */

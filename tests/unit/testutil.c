@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,4 +279,22 @@ int run_as_nobody(int (*fn)(void))
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+int run_tool(const char *var, char *const env_add[], struct run_result *r, ...)
+{
+	char *argv[32] = { getenv(var) };
+	size_t n = 1;
+	va_list ap;
+
+	if (!argv[0]) {
+		memset(r, 0, sizeof(*r));
+		return -ENOENT;
+	}
+	va_start(ap, r);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_program(argv, env_add, r);
 }
