@@ -229,19 +229,9 @@ int main(int argc, char **argv)
 	tool_init("ktau-ctl");
 	opterr = 0;
 	/* '+': options end at the command, so no group name is taken for one */
-	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("ktau-ctl (ktau) %s\n", ktau_version());
-			return EXIT_OK;
-		default:
-			tool_usage_error("unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
+	c = getopt_long(argc, argv, "+:hV", longopts, NULL);
+	if (c != -1)
+		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 	ret = run_command(argv + optind, argc - optind);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ktau-ctl: write error: %s\n", strerror(errno));
