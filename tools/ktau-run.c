@@ -261,8 +261,9 @@ static int print_report(FILE *out, const struct report *r, const struct options 
 
 	fprintf(out, "# ktau-run: %s\n# ", r->command_line);
 	print_outcome(out, r);
-	fprintf(out, "; %llu processes; wall %.3f s; user %.3f s, system %.3f s\n",
-		(unsigned long long)r->processes, r->run.wall_seconds,
+	fprintf(out, "; %llu process%s; wall %.3f s; user %.3f s, system %.3f s\n",
+		(unsigned long long)r->processes, r->processes == 1 ? "" : "es",
+		r->run.wall_seconds,
 		(double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6,
 		(double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6);
 	if (r->run.orphans_left)

@@ -17,10 +17,12 @@ if [ $# -gt 0 ]; then
 	tests=
 	for n in "$@"; do tests="$tests $dir/t_${n#t_}"; done
 else
-	# t_control switches recording off and on: run it last, so that a
-	# failure of its own clean-up cannot spoil the other tests
-	tests=$(ls "$dir"/t_* 2>/dev/null | grep -v '/t_control$')
-	[ -e "$dir/t_control" ] && tests="$tests $dir/t_control"
+	# t_control and t_ktau_ctl switch recording off and on: run them
+	# last, so that a failure of their clean-up cannot spoil the others
+	tests=$(ls "$dir"/t_* 2>/dev/null | grep -v -e '/t_control$' -e '/t_ktau_ctl$')
+	for last in t_ktau_ctl t_control; do
+		[ -e "$dir/$last" ] && tests="$tests $dir/$last"
+	done
 fi
 
 for t in $tests; do
