@@ -39,10 +39,12 @@ static const char usage_text[] =
 "\n"
 "Show, refreshed every SECS seconds, the processes that spent the most time\n"
 "in the kernel during the last interval, as KTAU measured it: one row per\n"
-"process with its pid, command, live threads, exclusive kernel time in the\n"
-"interval (ms, and as a percentage of the interval), completed system calls,\n"
-"and the kernel routines with the most exclusive time (with their calls).\n"
-"Processes with no kernel activity in the interval are not shown. Press q\n"
+"process with its pid, command, live threads, kernel time in the interval\n"
+"(exclusive ms of every routine but the scheduler's, and as a percentage of\n"
+"the interval), time switched out inside the kernel (WAIT_MS: blocked or\n"
+"preempted; the sched group), completed system calls, and the routines with\n"
+"the most kernel time (with their calls). Rows are sorted by kernel time;\n"
+"processes with no kernel activity in the interval are not shown. Press q\n"
 "to quit (or Ctrl-C).\n"
 "\n"
 "Options:\n"
@@ -257,9 +259,14 @@ static struct ktau_profile *interval(const struct options *o, const struct ktau_
 	return d;
 }
 
+/* Switched out inside the kernel (schedule_vol, schedule_invol): time off
+ * the CPU, kept apart from the kernel's own running time. */
+#define WAIT_GROUP "sched"
+
 struct row {
 	const struct ktau_block *block;
-	uint64_t excl;
+	uint64_t excl;		/* on the CPU: every group but WAIT_GROUP */
+	uint64_t wait;		/* WAIT_GROUP */
 	uint64_t calls;
 	uint64_t syscalls;
 	const struct ktau_func *top[TOP_ROUTINES];
@@ -275,8 +282,12 @@ static void fill_row(struct row *r, const struct ktau_block *b)
 	for (i = 0; i < ktau_block_func_count(b); i++) {
 		const struct ktau_func *f = ktau_block_func(b, i);
 
-		r->excl += f->excl_cycles;
 		r->calls += f->calls;
+		if (!strcmp(f->group, WAIT_GROUP)) {
+			r->wait += f->excl_cycles;
+			continue;
+		}
+		r->excl += f->excl_cycles;
 		if (!strcmp(f->group, "syscall"))
 			r->syscalls += f->calls;
 		/* insertion into the few largest, by exclusive time */
@@ -297,18 +308,21 @@ static int by_excl_desc(const void *a, const void *b)
 
 	if (ra->excl != rb->excl)
 		return ra->excl < rb->excl ? 1 : -1;
+	if (ra->wait != rb->wait)
+		return ra->wait < rb->wait ? 1 : -1;
 	return ktau_block_pid(ra->block) < ktau_block_pid(rb->block) ? -1 : 1;
 }
 
 /* The rows to show, sorted; *n set. NULL with errno on failure. */
 static struct row *make_rows(const struct options *o, const struct ktau_profile *d,
-			     size_t *n, uint64_t *total_excl)
+			     size_t *n, uint64_t *total_excl, uint64_t *total_wait)
 {
 	size_t count = ktau_profile_block_count(d), i;
 	struct row *rows = calloc(count ? count : 1, sizeof(*rows));
 
 	*n = 0;
 	*total_excl = 0;
+	*total_wait = 0;
 	if (!rows)
 		return NULL;
 	for (i = 0; i < count; i++) {
@@ -316,6 +330,7 @@ static struct row *make_rows(const struct options *o, const struct ktau_profile 
 
 		fill_row(r, ktau_profile_block(d, i));
 		*total_excl += r->excl;
+		*total_wait += r->wait;
 		if (r->calls || r->excl || o->nr_pids)
 			(*n)++;
 	}
@@ -331,6 +346,7 @@ struct frame {
 	const struct row *rows;
 	size_t nr_rows;
 	uint64_t total_excl;
+	uint64_t total_wait;
 	const struct ktau_profile *profile;
 };
 
@@ -348,9 +364,9 @@ static void format_header(char *buf, size_t size, const struct options *o,
 		n = snprintf(buf, size, "ktau-top: interval %ld of %ld", f->number, o->iterations);
 	else
 		n = snprintf(buf, size, "ktau-top: interval %ld", f->number);
-	snprintf(buf + n, size - (size_t)n, ", %.3f s, %zu processes, %zu shown, kernel time "
-		 "%.3f ms%s", f->seconds, f->processes, f->nr_rows,
-		 ms(f->profile, f->total_excl),
+	snprintf(buf + n, size - (size_t)n, ", %.3f s, %zu processes, %zu shown, kernel %.3f ms, "
+		 "waiting %.3f ms%s", f->seconds, f->processes, f->nr_rows,
+		 ms(f->profile, f->total_excl), ms(f->profile, f->total_wait),
 		 geteuid() ? " (your processes only: root sees all)" : "");
 }
 
@@ -361,17 +377,19 @@ static void format_row(char *buf, size_t size, const struct frame *f, const stru
 	int n;
 	size_t k;
 
-	n = snprintf(buf, size, "%7d %-15.15s %4llu %11.3f %7.2f %9llu  ", (int)ktau_block_pid(b),
-		     ktau_block_comm(b), (unsigned long long)ktau_block_threads(b), excl_ms,
+	n = snprintf(buf, size, "%7d %-15.15s %4llu %11.3f %7.2f %11.3f %9llu  ",
+		     (int)ktau_block_pid(b), ktau_block_comm(b),
+		     (unsigned long long)ktau_block_threads(b), excl_ms,
 		     f->seconds > 0 ? excl_ms / (f->seconds * 10.0) : 0.0,
-		     (unsigned long long)r->syscalls);
+		     ms(f->profile, r->wait), (unsigned long long)r->syscalls);
 	for (k = 0; k < r->nr_top && n > 0 && (size_t)n < size; k++)
 		n += snprintf(buf + n, size - (size_t)n, "%s%s %llu", k ? ", " : "",
 			      r->top[k]->name, (unsigned long long)r->top[k]->calls);
 }
 
 static const char column_header[] =
-	"    PID COMMAND          THR   KERNEL_MS   %INTV  SYSCALLS  TOP ROUTINES (calls)";
+	"    PID COMMAND          THR   KERNEL_MS   %INTV     WAIT_MS  SYSCALLS  "
+	"TOP ROUTINES (calls)";
 
 static void print_batch(const struct options *o, const struct frame *f)
 {
@@ -456,7 +474,7 @@ static int watch(const struct options *o, struct term *t)
 		ktau_profile_free(d);
 		free(rows);
 		d = interval(o, prev, cur);
-		rows = d ? make_rows(o, d, &f.nr_rows, &f.total_excl) : NULL;
+		rows = d ? make_rows(o, d, &f.nr_rows, &f.total_excl, &f.total_wait) : NULL;
 		if (!rows) {
 			fprintf(stderr, "ktau-top: %s\n", ktau_strerror(errno));
 			ret = EXIT_RUNTIME;

@@ -112,7 +112,7 @@ static void check_busy_task(void)
 	size_t len = 0, cap = 0;
 	int pipefd[2], wake[2], st = -1, thr, n;
 	long long syscalls;
-	double kernel_ms, pct;
+	double kernel_ms, pct, wait_ms;
 	pid_t child, sleeper = -1, top;
 	char *second;
 
@@ -170,25 +170,25 @@ static void check_busy_task(void)
 	if (second)
 		second[-1] = '\0';	/* out: the first interval only */
 	n = row_of(out, child, line, sizeof(line)) ?
-		sscanf(line, "%*d %63s %d %lf %lf %lld %255[^\n]", comm, &thr, &kernel_ms, &pct,
-		       &syscalls, rest) : 0;
+		sscanf(line, "%*d %63s %d %lf %lf %lf %lld %255[^\n]", comm, &thr, &kernel_ms, &pct,
+		       &wait_ms, &syscalls, rest) : 0;
 	/* its top routines are timer interrupts of the spinning: not checked */
-	ktr_check(n == 6 && syscalls == 1000 && kernel_ms > 0, "busy-first-interval",
+	ktr_check(n == 7 && syscalls == 1000 && kernel_ms > 0, "busy-first-interval",
 		  "row of the busy child %d: '%s'; expected exactly 1000 system calls and "
 		  "some kernel time", (int)child, n ? line : "MISSING");
 	/* woken from read(): that read, then 1000 getpid, top by excl. time
 	 * with nothing interrupting it but its own wait */
 	n = row_of(out, sleeper, line, sizeof(line)) ?
-		sscanf(line, "%*d %63s %d %lf %lf %lld %255[^\n]", comm, &thr, &kernel_ms, &pct,
-		       &syscalls, rest) : 0;
-	ktr_check(n == 6 && syscalls == 1001 && strstr(rest, "getpid 1000"),
+		sscanf(line, "%*d %63s %d %lf %lf %lf %lld %255[^\n]", comm, &thr, &kernel_ms, &pct,
+		       &wait_ms, &syscalls, rest) : 0;
+	ktr_check(n == 7 && syscalls == 1001 && strstr(rest, "getpid 1000"),
 		  "sleeper-first-interval", "row of the sleeping child %d: '%s'; expected "
 		  "exactly 1001 system calls (the read it was woken from, 1000 getpid) and "
 		  "'getpid 1000' among its top routines", (int)sleeper, n ? line : "MISSING");
 	n = row_of(second, child, line, sizeof(line)) ?
-		sscanf(line, "%*d %63s %d %lf %lf %lld", comm, &thr, &kernel_ms, &pct,
-		       &syscalls) : 0;
-	ktr_check(n == 5 && syscalls == 0, "busy-second-interval", "row of the busy child %d "
+		sscanf(line, "%*d %63s %d %lf %lf %lf %lld", comm, &thr, &kernel_ms, &pct,
+		       &wait_ms, &syscalls) : 0;
+	ktr_check(n == 6 && syscalls == 0, "busy-second-interval", "row of the busy child %d "
 		  "in the second interval: '%s'; expected it shown (interrupted while busy) "
 		  "with 0 system calls", (int)child, n ? line : "MISSING");
 	free(out);

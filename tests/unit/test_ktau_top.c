@@ -85,24 +85,26 @@ TEST(top_batch_interval_is_the_difference)
 	ASSERT_STREQ("ktau-top: sampling 2 processes every 1.000 s",
 		     line_starting(r.out, "ktau-top: sampling", line, sizeof(line)));
 	ASSERT_CONTAINS(r.out, "ktau-top: interval 1 of 2, ");
-	ASSERT_CONTAINS(r.out, " s, 3 processes, 3 shown, kernel time 7.070 ms\n");
-	ASSERT_STREQ("PID COMMAND THR KERNEL_MS %INTV SYSCALLS TOP ROUTINES (calls)",
+	ASSERT_CONTAINS(r.out, " s, 3 processes, 3 shown, kernel 5.070 ms, waiting 2.000 ms\n");
+	ASSERT_STREQ("PID COMMAND THR KERNEL_MS %INTV WAIT_MS SYSCALLS TOP ROUTINES (calls)",
 		     line_starting(r.out, "PID", line, sizeof(line)));
 	/* new process: all of it; the others: what they did meanwhile */
 	ASSERT_NOT_NULL(line_starting(r.out, "700 newproc 1 5.000 ", line, sizeof(line)));
-	ASSERT_CONTAINS(line, " 5000 getpid 5000");
-	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 2.000 ", line, sizeof(line)));
-	ASSERT_CONTAINS(line, " 2 schedule_vol 2, select 2");
+	ASSERT_CONTAINS(line, " 0.000 5000 getpid 5000");
+	/* the scheduler's time is waiting, not kernel time */
+	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 0.000 ", line, sizeof(line)));
+	ASSERT_CONTAINS(line, " 2.000 2 select 2");
+	ASSERT_NOT_CONTAINS(line, "schedule_vol");
 	/* thread 501 exited meanwhile: its calls are not new */
 	ASSERT_NOT_NULL(line_starting(r.out, "500 server 1 0.070 ", line, sizeof(line)));
-	ASSERT_CONTAINS(line, " 10 read 10");
+	ASSERT_CONTAINS(line, " 0.000 10 read 10");
 	/* sorted by kernel time */
-	ASSERT_TRUE(strstr(r.out, "700 newproc") < strstr(r.out, "600 idle_loop"));
-	ASSERT_TRUE(strstr(r.out, "600 idle_loop") < strstr(r.out, "500 server"));
+	ASSERT_TRUE(strstr(r.out, "700 newproc") < strstr(r.out, "500 server"));
+	ASSERT_TRUE(strstr(r.out, "500 server") < strstr(r.out, "600 idle_loop"));
 	/* nothing happened in the second interval: no rows */
 	second = strstr(r.out, "ktau-top: interval 2 of 2, ");
 	ASSERT_NOT_NULL(second);
-	ASSERT_CONTAINS(second, " s, 3 processes, 0 shown, kernel time 0.000 ms\n");
+	ASSERT_CONTAINS(second, " s, 3 processes, 0 shown, kernel 0.000 ms, waiting 0.000 ms\n");
 	ASSERT_NOT_CONTAINS(second, "newproc");
 	run_result_free(&r);
 }
@@ -124,11 +126,12 @@ TEST(top_pid_filter_shows_idle_selected)
 	ASSERT_EQ(0, r.status);
 	ASSERT_NOT_CONTAINS(r.out, "newproc");
 	ASSERT_NOT_CONTAINS(r.out, "server");
-	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 2.000 ", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 0.000 0.00 2.000 2 select 2", line,
+				      sizeof(line)));
 	/* idle in the second interval, but selected: shown */
 	second = strstr(r.out, "interval 2 of 2");
 	ASSERT_NOT_NULL(second);
-	ASSERT_NOT_NULL(line_starting(second, "600 idle_loop 1 0.000 0.00 0", line,
+	ASSERT_NOT_NULL(line_starting(second, "600 idle_loop 1 0.000 0.00 0.000 0", line,
 				      sizeof(line)));
 	run_result_free(&r);
 }
