@@ -248,3 +248,18 @@ TEST(ctl_help_and_version)
 	ASSERT_CONTAINS(r.out, "ktau-ctl (ktau) ");
 	run_result_free(&r);
 }
+
+TEST(ctl_write_error_is_reported)
+{
+	struct fake f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f, NULL));
+	ASSERT_EQ(0, make_tree_dir(f.root, "ktau/control"));
+	ASSERT_EQ(0, CTL(&r, f.env, "stop"));
+	fake_free(&f);
+	ASSERT_EQ(1, r.status);
+	ASSERT_STREQ("ktau-ctl: cannot write 'stop' to /proc/ktau/control: Is a directory\n",
+		     r.err);
+	run_result_free(&r);
+}

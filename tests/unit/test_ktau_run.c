@@ -360,3 +360,40 @@ TEST(run_help_and_version)
 	ASSERT_CONTAINS(r.out, "ktau-run (ktau) ");
 	run_result_free(&r);
 }
+
+TEST(run_output_dir_is_a_file)
+{
+	struct fake_run f;
+	struct run_result r;
+	char out[4200];
+
+	ASSERT_EQ(0, fake_init(&f, "run-after.ktau"));
+	snprintf(out, sizeof(out), "%s/ktau", f.root);	/* a directory: fine */
+	ASSERT_EQ(0, RUN(&r, &f, "-o", out, "true"));
+	ASSERT_EQ(0, r.status);
+	run_result_free(&r);
+	snprintf(out, sizeof(out), "%s/file", f.root);
+	ASSERT_EQ(0, write_tree_file(f.root, "file", "x"));
+	ASSERT_EQ(0, RUN(&r, &f, "-o", out, "sh", "-c", "echo ran"));
+	fake_free(&f);
+	ASSERT_EQ(125, r.status);
+	ASSERT_STREQ("", r.out);
+	ASSERT_CONTAINS(r.err, "cannot create directory");
+	ASSERT_CONTAINS(r.err, "a file of that name exists");
+	run_result_free(&r);
+}
+
+/* The profile gone after the command: 125, and the command's outcome said. */
+TEST(run_profile_unreadable_after)
+{
+	struct fake_run f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f, "run-after.ktau"));
+	ASSERT_EQ(0, RUN(&r, &f, "sh", "-c", "rm \"$KTAU_PROCFS/$PPID/ktau\"; exit 4"));
+	fake_free(&f);
+	ASSERT_EQ(125, r.status);
+	ASSERT_CONTAINS(r.err, "/ktau after the command: No such file or directory\n");
+	ASSERT_CONTAINS(r.err, "ktau-run: the command ended with exit status 4\n");
+	run_result_free(&r);
+}

@@ -246,3 +246,19 @@ TEST(top_help_and_version)
 	ASSERT_CONTAINS(r.out, "ktau-top (ktau) ");
 	run_result_free(&r);
 }
+
+TEST(top_malformed_profile_midway)
+{
+	struct fake_top f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f));
+	snprintf(f.later, sizeof(f.later), "LATER=%s", test_fixture("malformed.ktau"));
+	ASSERT_EQ(0, top_growing(&f, &r, NULL));
+	fake_free(&f);
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "ktau-top: /proc/ktau/profile:");
+	ASSERT_CONTAINS(r.out, "ktau-top: sampling");
+	ASSERT_NOT_CONTAINS(r.out, "interval 1");
+	run_result_free(&r);
+}
