@@ -94,7 +94,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->all = true;
 			break;
 		default:
-			return tool_common_option(c, argv, usage_text);
+			return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 		}
 	}
 	for (; optind < argc; optind++) {

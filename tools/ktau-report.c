@@ -105,7 +105,7 @@ static int parse_option(int c, struct options *o, char **argv)
 		o->diff = true;
 		return -1;
 	default:
-		return tool_common_option(c, argv, usage_text);
+		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 	}
 }
 

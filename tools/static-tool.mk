@@ -34,8 +34,10 @@ $(OBJDIR)/%.o: %.c | $(OBJDIR)
 $(OBJDIR) $(BINDIR):
 	mkdir -p $@
 
+# A tool's own extra objects are prerequisites of its binary, e.g.
+#   $(BINDIR)/ktau-run: $(OBJDIR)/child-run.o
 $(BINDIR)/%: $(OBJDIR)/%.o $(COMMON_OBJS) $(LIBKTAU) | $(BINDIR)
-	$(CC) -static -o $@ $< $(COMMON_OBJS) $(LIBKTAU) -lm $(LDFLAGS)
+	$(CC) -static -o $@ $(filter %.o,$^) $(LIBKTAU) -lm $(LDFLAGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -3,6 +3,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <ktau.h>
 
 #include <getopt.h>
 
@@ -40,20 +43,20 @@ int tool_parse_uint(const char *s, long min, long *out)
 	return 0;
 }
 
-int tool_common_option(int c, char *const argv[], const char *usage_text)
+int tool_standard_option(int c, const char *usage, char *const argv[], int usage_exit)
 {
 	switch (c) {
 	case 'h':
-		fputs(usage_text, stdout);
+		fputs(usage, stdout);
 		return EXIT_OK;
 	case 'V':
 		printf("%s (ktau) %s\n", tool_prog, ktau_version());
 		return EXIT_OK;
 	case ':':
 		tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		return EXIT_USAGE;
+		return usage_exit;
 	default:
 		tool_usage_error("unknown option '%s'", argv[optind - 1]);
-		return EXIT_USAGE;
+		return usage_exit;
 	}
 }

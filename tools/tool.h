@@ -20,11 +20,13 @@ void tool_init(const char *prog);
 void tool_usage_error(const char *fmt, const char *arg);
 
 /*
- * The getopt results every tool handles alike: 'h' prints usage_text,
- * 'V' the version, ':' and '?' are usage errors. Returns the exit code to
- * stop with.
+ * What getopt_long's return c means when it is not a tool's own option:
+ * 'h' prints usage (on stdout) and gives EXIT_OK, 'V' prints the version
+ * and gives EXIT_OK, ':' (missing argument; optstring must start with ':'
+ * after any '+') and anything else report a usage error and give
+ * usage_exit.
  */
-int tool_common_option(int c, char *const argv[], const char *usage_text);
+int tool_standard_option(int c, const char *usage, char *const argv[], int usage_exit);
 
 /* A decimal number in [min, INT_MAX], digits only; -EINVAL otherwise. */
 int tool_parse_uint(const char *s, long min, long *out);

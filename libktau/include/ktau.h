@@ -46,6 +46,7 @@ extern "C" {
 /* The /proc text format versions this library reads. */
 #define KTAU_PROFILE_FORMAT_VERSION 1
 #define KTAU_FUNCTIONS_FORMAT_VERSION 1
+#define KTAU_CONTROL_FORMAT_VERSION 1
 
 #if defined(__GNUC__)
 #define KTAU_API __attribute__((visibility("default")))
@@ -729,6 +730,65 @@ KTAU_API void ktau_timer_scope_leave(struct ktau_timer_scope *scope);
 		ktau_timer_scope_enter(&KTAU__CAT(ktau__site_, n), (name), (group))
 #define KTAU_SCOPE_GROUP(name, group) KTAU__SCOPE(name, group, __COUNTER__)
 #define KTAU_SCOPE(name) KTAU_SCOPE_GROUP(name, NULL)
+
+/* ---- recording control (/proc/ktau/control) ---------------------------- */
+
+/*
+ * The state /proc/ktau/control reports (docs/proc-format.md): whether
+ * recording runs, which instrumentation groups exist and which are enabled.
+ * The file is root-only: reading it as another user fails with EACCES.
+ */
+struct ktau_control_status;
+
+/* The longest command the kernel accepts, in bytes. */
+#define KTAU_CONTROL_COMMAND_MAX 256
+
+KTAU_API struct ktau_control_status *ktau_control_status_parse(const char *buf,
+							       size_t len,
+							       struct ktau_parse_error *err);
+/* <procfs>/ktau/control; ENODEV without a ktau kernel, EACCES if not root */
+KTAU_API struct ktau_control_status *ktau_control_status_read(struct ktau_parse_error *err);
+KTAU_API void ktau_control_status_free(struct ktau_control_status *s);
+
+KTAU_API bool ktau_control_status_running(const struct ktau_control_status *s);
+/* The groups the kernel has, in its order; NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_control_status_group_count(const struct ktau_control_status *s);
+KTAU_API const char *ktau_control_status_group(const struct ktau_control_status *s,
+					       size_t index);
+/* 1 enabled, 0 disabled, -ENOENT: the kernel has no such group. */
+KTAU_API int ktau_control_status_group_enabled(const struct ktau_control_status *s,
+					       const char *group);
+/* Registered and maximum function ids; -ENOENT when the file did not say. */
+KTAU_API int ktau_control_status_fids(const struct ktau_control_status *s,
+				      uint64_t *registered, uint64_t *max);
+/* Tasks whose exited/children totals the kernel could not keep (no memory);
+ * -ENOENT when the file did not say. */
+KTAU_API int ktau_control_status_lost_tasks(const struct ktau_control_status *s,
+					    uint64_t *lost);
+
+/*
+ * Writes one command to <procfs>/ktau/control with a single write():
+ * "start", "stop", "clear", "startclr", "enable GROUP...", "disable GROUP..."
+ * (GROUP a name from the status or "all"; at most KTAU_CONTROL_COMMAND_MAX
+ * bytes). 0, or
+ * -EACCES (not root), -ENODEV (no ktau kernel), -EINVAL (the kernel refused
+ * the command and changed nothing), or what open/write failed with.
+ */
+KTAU_API int ktau_control_write(const char *command);
+
+/* ---- process totals ---------------------------------------------------- */
+
+/*
+ * From a system-scope profile, a new system-scope profile with one
+ * `process` block per process (pid = tid = the process id): the sum of its
+ * thread blocks and its exited block, as /proc/<pid>/ktau has it. Children
+ * blocks are left out. Blocks come in the order of each process's first
+ * block; comm is its main thread's (else its first block's) comm. Diffing
+ * two such profiles gives each process's interval even when threads exited
+ * in between. NULL with errno EINVAL (not a system profile), EOVERFLOW or
+ * ENOMEM.
+ */
+KTAU_API struct ktau_profile *ktau_profile_process_totals(const struct ktau_profile *system);
 
 #ifdef __cplusplus
 }

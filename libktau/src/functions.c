@@ -172,51 +172,28 @@ static int parse_map(struct ktau_functions *map, const char *buf, size_t len,
 	return build_fid_index(map, err);
 }
 
+static void *map_create(void)
+{
+	return calloc(1, sizeof(struct ktau_functions));
+}
+
+static int map_parse(void *obj, const char *buf, size_t len,
+		     struct ktau_parse_error *err)
+{
+	return parse_map(obj, buf, len, err);
+}
+
+static void map_destroy(void *obj)
+{
+	ktau_functions_free(obj);
+}
+
+static const struct ktau_parser_ops map_ops = { map_create, map_parse, map_destroy };
+
 struct ktau_functions *ktau_functions_parse(const char *buf, size_t len,
 					    struct ktau_parse_error *err)
 {
-	struct ktau_functions *map;
-	int ret;
-
-	ktau__clear_error(err);
-	if (!buf) {
-		if (len) {
-			errno = -ktau__fail(err, EINVAL, 0, "NULL buffer");
-			return NULL;
-		}
-		buf = "";
-	}
-	map = calloc(1, sizeof(*map));
-	if (!map) {
-		errno = -ktau__fail(err, ENOMEM, 0, "out of memory");
-		return NULL;
-	}
-	ret = parse_map(map, buf, len, err);
-	if (ret) {
-		ktau_functions_free(map);
-		errno = -ret;
-		return NULL;
-	}
-	return map;
-}
-
-static struct ktau_functions *parse_read(char *text, size_t len, const char *what,
-					 struct ktau_parse_error *err)
-{
-	struct ktau_functions *map;
-	int saved;
-
-	if (!text) {
-		saved = errno;
-		ktau__fail(err, saved, 0, "%s: %s", what, ktau_strerror(saved));
-		errno = saved;
-		return NULL;
-	}
-	map = ktau_functions_parse(text, len, err);
-	saved = errno;
-	free(text);
-	errno = saved;
-	return map;
+	return ktau__parse_text(&map_ops, buf, len, err);
 }
 
 struct ktau_functions *ktau_functions_read_file(const char *path,
@@ -227,7 +204,7 @@ struct ktau_functions *ktau_functions_read_file(const char *path,
 
 	ktau__clear_error(err);
 	text = ktau_raw_read_file(path, &len);
-	return parse_read(text, len, path ? path : "(null)", err);
+	return ktau__parse_read_text(&map_ops, text, len, path ? path : "(null)", err);
 }
 
 struct ktau_functions *ktau_functions_read(struct ktau_parse_error *err)
@@ -237,7 +214,7 @@ struct ktau_functions *ktau_functions_read(struct ktau_parse_error *err)
 
 	ktau__clear_error(err);
 	text = ktau__raw_read_functions(&len);
-	return parse_read(text, len, "function map", err);
+	return ktau__parse_read_text(&map_ops, text, len, "function map", err);
 }
 
 size_t ktau_functions_count(const struct ktau_functions *map)

@@ -129,6 +129,29 @@ KTAU_HIDDEN int ktau__fail(struct ktau_parse_error *err, int error,
 	__attribute__((format(printf, 4, 5)));
 KTAU_HIDDEN void ktau__clear_error(struct ktau_parse_error *err);
 
+/* ---- parse entry points ---- */
+
+/* How one text format's object is made, filled and destroyed. */
+struct ktau_parser_ops {
+	void *(*create)(void);
+	/* 0 or a negative errno with err filled */
+	int (*parse)(void *obj, const char *buf, size_t len, struct ktau_parse_error *err);
+	void (*destroy)(void *obj);
+};
+
+/* Clears err; buf may be NULL only when len is 0. The filled object, or
+ * NULL with errno set and err filled. */
+KTAU_HIDDEN void *ktau__parse_text(const struct ktau_parser_ops *ops, const char *buf,
+				   size_t len, struct ktau_parse_error *err);
+/* The same of text just read (NULL: the read failed with errno, `what`
+ * names the source in err); frees text. */
+KTAU_HIDDEN void *ktau__parse_read_text(const struct ktau_parser_ops *ops, char *text,
+					size_t len, const char *what,
+					struct ktau_parse_error *err);
+
+/* The ktau-profile format's (profile_parse.c). */
+KTAU_HIDDEN extern const struct ktau_parser_ops ktau__profile_parser;
+
 /* ---- text scanning ---- */
 
 #define KTAU_MAX_WORDS 64
@@ -187,10 +210,14 @@ KTAU_HIDDEN char *ktau__read_path_all(const char *path, size_t *len);
 KTAU_HIDDEN char *ktau__read_stream_all(FILE *stream, size_t *len);
 /* <procfs>/ktau/functions, errors mapped like the profile files' */
 KTAU_HIDDEN char *ktau__raw_read_functions(size_t *len);
+/* <procfs>/ktau/control, errors mapped like the profile files' */
+KTAU_HIDDEN char *ktau__raw_read_control(size_t *len);
 KTAU_HIDDEN const char *ktau__procfs_root(void);
 /* The live thread ids of a process, sorted; *tids malloc()ed. 0 or -errno
  * (ESRCH, ENODEV, EACCES, ENOMEM). */
 KTAU_HIDDEN int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count);
+/* <procfs>/<rel> into path: 0 or -ENAMETOOLONG. */
+KTAU_HIDDEN int ktau__proc_path(char *path, size_t size, const char *rel);
 /* Turns an errno from opening/reading a /proc/... ktau file into ours. */
 KTAU_HIDDEN int ktau__proc_errno(int error, pid_t pid, pid_t tid);
 

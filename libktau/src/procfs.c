@@ -51,6 +51,13 @@ int ktau__proc_errno(int error, pid_t pid, pid_t tid)
 	return ENOENT;
 }
 
+int ktau__proc_path(char *path, size_t size, const char *rel)
+{
+	int n = snprintf(path, size, "%s/%s", ktau__procfs_root(), rel);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* Reads <root>/<rel> and maps the errors; NULL with errno set. */
 static char *read_proc(pid_t pid, pid_t tid, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -67,8 +74,7 @@ static char *read_proc(pid_t pid, pid_t tid, size_t *len, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		goto too_long;
-	n = snprintf(path, sizeof(path), "%s/%s", ktau__procfs_root(), rel);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (ktau__proc_path(path, sizeof(path), rel))
 		goto too_long;
 	buf = ktau__read_path_all(path, len);
 	if (!buf)
@@ -114,4 +120,9 @@ char *ktau_raw_read_system(size_t *len)
 char *ktau__raw_read_functions(size_t *len)
 {
 	return read_proc(0, 0, len, "ktau/functions");
+}
+
+char *ktau__raw_read_control(size_t *len)
+{
+	return read_proc(0, 0, len, "ktau/control");
 }

@@ -508,32 +508,31 @@ static int parse_all(struct parser *ps, const char *buf, size_t len)
 	return 0;
 }
 
+static void *profile_create(void)
+{
+	return ktau_profile_new(KTAU_SCOPE_PROCESS, 0);
+}
+
+static int profile_parse_text(void *obj, const char *buf, size_t len,
+			      struct ktau_parse_error *err)
+{
+	struct parser ps;
+
+	parser_init(&ps, obj, err);
+	return parse_all(&ps, buf, len);
+}
+
+static void profile_destroy(void *obj)
+{
+	ktau_profile_free(obj);
+}
+
+const struct ktau_parser_ops ktau__profile_parser = {
+	profile_create, profile_parse_text, profile_destroy,
+};
+
 struct ktau_profile *ktau_profile_parse(const char *buf, size_t len,
 					struct ktau_parse_error *err)
 {
-	struct ktau_profile *p;
-	struct parser ps;
-	int ret;
-
-	ktau__clear_error(err);
-	if (!buf) {
-		if (len) {
-			errno = -ktau__fail(err, EINVAL, 0, "NULL buffer");
-			return NULL;
-		}
-		buf = "";
-	}
-	p = ktau_profile_new(KTAU_SCOPE_PROCESS, 0);
-	if (!p) {
-		errno = -ktau__fail(err, ENOMEM, 0, "out of memory");
-		return NULL;
-	}
-	parser_init(&ps, p, err);
-	ret = parse_all(&ps, buf, len);
-	if (ret) {
-		ktau_profile_free(p);
-		errno = -ret;
-		return NULL;
-	}
-	return p;
+	return ktau__parse_text(&ktau__profile_parser, buf, len, err);
 }

@@ -9,20 +9,7 @@
 static struct ktau_profile *parse_read(char *text, size_t len, const char *what,
 				       struct ktau_parse_error *err)
 {
-	struct ktau_profile *p;
-	int saved;
-
-	if (!text) {
-		saved = errno;
-		ktau__fail(err, saved, 0, "%s: %s", what, ktau_strerror(saved));
-		errno = saved;
-		return NULL;
-	}
-	p = ktau_profile_parse(text, len, err);
-	saved = errno;
-	free(text);
-	errno = saved;
-	return p;
+	return ktau__parse_read_text(&ktau__profile_parser, text, len, what, err);
 }
 
 struct ktau_profile *ktau_profile_read_file(const char *path,

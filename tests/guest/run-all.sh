@@ -18,10 +18,11 @@ if [ $# -gt 0 ]; then
 	for n in "$@"; do tests="$tests $dir/t_${n#t_}"; done
 else
 	# t_kmod spends every function id of the boot at its end, and
-	# t_control switches recording off and on: they run last, so that a
-	# failure of its own clean-up cannot spoil the other tests
-	tests=$(ls "$dir"/t_* 2>/dev/null | grep -v -e '/t_control$' -e '/t_kmod$')
-	for last in t_kmod t_control; do
+	# t_ktau_ctl and t_control switch recording off and on: they run last,
+	# so that a failure of their clean-up cannot spoil the other tests
+	tests=$(ls "$dir"/t_* 2>/dev/null |
+		grep -v -e '/t_control$' -e '/t_kmod$' -e '/t_ktau_ctl$')
+	for last in t_kmod t_ktau_ctl t_control; do
 		[ -e "$dir/$last" ] && tests="$tests $dir/$last"
 	done
 fi

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,4 +259,42 @@ const char *line_starting(const char *text, const char *prefix, char *buf, size_
 		text = *end ? end + 1 : end;
 	}
 	return NULL;
+}
+
+int run_as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (geteuid() == 0 && setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+int run_tool(const char *var, char *const env_add[], struct run_result *r, ...)
+{
+	char *argv[32] = { getenv(var) };
+	size_t n = 1;
+	va_list ap;
+
+	if (!argv[0]) {
+		memset(r, 0, sizeof(*r));
+		return -ENOENT;
+	}
+	va_start(ap, r);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_program(argv, env_add, r);
 }

@@ -34,6 +34,14 @@ struct run_result {
  * (NULL-terminated list, may be NULL); 0 or -errno. */
 int run_program(char *const argv[], char *const env_add[], struct run_result *r);
 void run_result_free(struct run_result *r);
+/* Runs the program named by environment variable `var` (the Makefile
+ * points it at the build) with the arguments up to a NULL. */
+int run_tool(const char *var, char *const env_add[], struct run_result *r, ...);
+
+/* Runs fn in a child process as user nobody (root drops to uid 65534);
+ * fn's return value (0..254) as the child's exit status, or -1 when the
+ * child could not run or drop privileges. */
+int run_as_nobody(int (*fn)(void));
 
 /* The first line of text that starts with prefix once runs of blanks are
  * squeezed to one space (the squeezed line is copied to buf); NULL if none. */

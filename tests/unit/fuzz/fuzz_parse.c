@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the two /proc text parsers: make -C tests/unit fuzz
+ * libFuzzer target for the /proc text parsers: make -C tests/unit fuzz
  * Whatever parses must also survive validation, copying and arithmetic.
  */
 #include <stddef.h>
@@ -14,11 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ktau_profile *p = ktau_profile_parse((const char *)data, size, NULL);
 	struct ktau_functions *m = ktau_functions_parse((const char *)data, size, NULL);
+	struct ktau_control_status *c = ktau_control_status_parse((const char *)data, size,
+								  NULL);
 
 	if (p) {
 		struct ktau_profile *sum = ktau_profile_sum(p, p);
 
 		ktau_profile_validate(p, NULL);
+		if (ktau_profile_scope(p) == KTAU_SCOPE_SYSTEM)
+			ktau_profile_free(ktau_profile_process_totals(p));
 		if (sum) {
 			struct ktau_profile *diff = ktau_profile_diff(p, sum);
 
@@ -28,5 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ktau_profile_free(p);
 	ktau_functions_free(m);
+	if (c) {
+		size_t i;
+
+		for (i = 0; i < ktau_control_status_group_count(c); i++)
+			ktau_control_status_group_enabled(c, ktau_control_status_group(c, i));
+	}
+	ktau_control_status_free(c);
 	return 0;
 }

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The built ktau-top binary in batch mode under a fake /proc: the system
+ * profile is replaced by a later one as soon as ktau-top says it has taken
+ * its first snapshot, so the first interval is exactly later - earlier,
+ * process by process (threads that exited meanwhile included).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "testutil.h"
+
+#define TOP(r, env, ...) run_tool("KTAU_TOP", env, r, __VA_ARGS__, (char *)NULL)
+
+struct fake_top {
+	char *root;
+	char procfs[4200], later[4200], out[4200], top[4200];
+	char *env[5];
+};
+
+static int fake_init(struct fake_top *f)
+{
+	char *earlier;
+	int ret;
+
+	f->root = make_tmpdir();
+	if (!f->root || !getenv("KTAU_TOP"))
+		return -1;
+	earlier = slurp(test_fixture("system.ktau"), NULL);
+	ret = earlier ? write_tree_file(f->root, "ktau/profile", earlier) : -1;
+	free(earlier);
+	snprintf(f->procfs, sizeof(f->procfs), "KTAU_PROCFS=%s", f->root);
+	snprintf(f->later, sizeof(f->later), "LATER=%s", test_fixture("system-later.ktau"));
+	snprintf(f->out, sizeof(f->out), "OUT=%s/out", f->root);
+	snprintf(f->top, sizeof(f->top), "TOP=%s", getenv("KTAU_TOP"));
+	f->env[0] = f->procfs;
+	f->env[1] = f->later;
+	f->env[2] = f->out;
+	f->env[3] = f->top;
+	f->env[4] = NULL;
+	return ret;
+}
+
+static void fake_free(struct fake_top *f)
+{
+	if (f->root)
+		remove_tree(f->root);
+	free(f->root);
+}
+
+/* ktau-top -b -d 1 -n 2 [extra], the profile growing after its first
+ * snapshot; stdout as printed, stderr, its exit status. */
+static int top_growing(struct fake_top *f, struct run_result *r, const char *extra)
+{
+	char *argv[] = {
+		"/bin/sh", "-c",
+		"\"$TOP\" -b -d 1 -n 2 $0 >\"$OUT\" & i=0; "
+		"while ! grep -q sampling \"$OUT\" 2>/dev/null && [ $i -lt 1000 ]; do "
+		"sleep 0.01; i=$((i+1)); done; "
+		"cp \"$LATER\" \"$KTAU_PROCFS/ktau/profile\"; wait $!; rc=$?; cat \"$OUT\"; "
+		"exit $rc",
+		(char *)(extra ? extra : ""), NULL,
+	};
+
+	return run_program(argv, f->env, r);
+}
+
+TEST(top_batch_interval_is_the_difference)
+{
+	struct fake_top f;
+	struct run_result r;
+	char line[512];
+	const char *second;
+
+	ASSERT_EQ(0, fake_init(&f));
+	ASSERT_EQ(0, top_growing(&f, &r, NULL));
+	fake_free(&f);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("", r.err);
+	ASSERT_STREQ("ktau-top: sampling 2 processes every 1.000 s",
+		     line_starting(r.out, "ktau-top: sampling", line, sizeof(line)));
+	ASSERT_CONTAINS(r.out, "ktau-top: interval 1 of 2, ");
+	ASSERT_CONTAINS(r.out, " s, 3 processes, 3 shown, kernel 5.070 ms, waiting 2.000 ms\n");
+	ASSERT_STREQ("PID COMMAND THR KERNEL_MS %INTV WAIT_MS SYSCALLS TOP ROUTINES (calls)",
+		     line_starting(r.out, "PID", line, sizeof(line)));
+	/* new process: all of it; the others: what they did meanwhile */
+	ASSERT_NOT_NULL(line_starting(r.out, "700 newproc 1 5.000 ", line, sizeof(line)));
+	ASSERT_CONTAINS(line, " 0.000 5000 getpid 5000");
+	/* the scheduler's time is waiting, not kernel time */
+	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 0.000 ", line, sizeof(line)));
+	ASSERT_CONTAINS(line, " 2.000 2 select 2");
+	ASSERT_NOT_CONTAINS(line, "schedule_vol");
+	/* thread 501 exited meanwhile: its calls are not new */
+	ASSERT_NOT_NULL(line_starting(r.out, "500 server 1 0.070 ", line, sizeof(line)));
+	ASSERT_CONTAINS(line, " 0.000 10 read 10");
+	/* sorted by kernel time */
+	ASSERT_TRUE(strstr(r.out, "700 newproc") < strstr(r.out, "500 server"));
+	ASSERT_TRUE(strstr(r.out, "500 server") < strstr(r.out, "600 idle_loop"));
+	/* nothing happened in the second interval: no rows */
+	second = strstr(r.out, "ktau-top: interval 2 of 2, ");
+	ASSERT_NOT_NULL(second);
+	ASSERT_CONTAINS(second, " s, 3 processes, 0 shown, kernel 0.000 ms, waiting 0.000 ms\n");
+	ASSERT_NOT_CONTAINS(second, "newproc");
+	run_result_free(&r);
+}
+
+TEST(top_pid_filter_shows_idle_selected)
+{
+	struct fake_top f;
+	struct run_result r;
+	char line[512];
+	const char *second;
+
+	ASSERT_EQ(0, fake_init(&f));
+	/* -p checks the process first */
+	ASSERT_EQ(0, write_tree_file(f.root, "600/ktau", "ktau-profile 1\ntsc_khz 1000000\n"
+				     "scope process\ntask kind=process pid=600 tid=600 "
+				     "comm=idle_loop threads=1 exited_threads=0 dropped=0\nend\n"));
+	ASSERT_EQ(0, top_growing(&f, &r, "-p600"));
+	fake_free(&f);
+	ASSERT_EQ(0, r.status);
+	ASSERT_NOT_CONTAINS(r.out, "newproc");
+	ASSERT_NOT_CONTAINS(r.out, "server");
+	ASSERT_NOT_NULL(line_starting(r.out, "600 idle_loop 1 0.000 0.00 2.000 2 select 2", line,
+				      sizeof(line)));
+	/* idle in the second interval, but selected: shown */
+	second = strstr(r.out, "interval 2 of 2");
+	ASSERT_NOT_NULL(second);
+	ASSERT_NOT_NULL(line_starting(second, "600 idle_loop 1 0.000 0.00 0.000 0", line,
+				      sizeof(line)));
+	run_result_free(&r);
+}
+
+TEST(top_usage_errors)
+{
+	static const char *const cases[][3] = {
+		{ "-d", "0", "invalid delay '0' (seconds, 0.01 to 86400)" },
+		{ "-d", "abc", "invalid delay 'abc'" },
+		{ "-d", "-1", "invalid delay '-1'" },
+		{ "-d", "1e9", "invalid delay '1e9'" },
+		{ "-n", "0", "invalid number of iterations '0'" },
+		{ "-n", "x", "invalid number of iterations 'x'" },
+		{ "-p", "0", "invalid process id list '0'" },
+		{ "-p", "1,x", "invalid process id list '1,x'" },
+		{ "-p", ",", "invalid process id list ','" },
+		{ "-d", NULL, "option '-d' needs an argument" },
+		{ "--bogus", NULL, "unknown option '--bogus'" },
+		{ "extra", NULL, "unexpected argument 'extra'" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r;
+
+		ASSERT_EQ(0, TOP(&r, NULL, cases[i][0], cases[i][1]));
+		if (r.status != 2 || !strstr(r.err, cases[i][2]) || !strstr(r.err, "--help") ||
+		    r.out[0])
+			FAIL("'%s %s': status %d err '%s' out '%s', expected 2 and '%s'",
+			     cases[i][0], cases[i][1] ? cases[i][1] : "", r.status, r.err, r.out,
+			     cases[i][2]);
+		run_result_free(&r);
+	}
+}
+
+TEST(top_without_ktau_kernel)
+{
+	char *root = make_tmpdir(), env[4200], *envs[] = { env, NULL };
+	struct run_result r;
+
+	ASSERT_NOT_NULL(root);
+	snprintf(env, sizeof(env), "KTAU_PROCFS=%s", root);
+	ASSERT_EQ(0, TOP(&r, envs, "-b", "-n", "1"));
+	remove_tree(root);
+	free(root);
+	ASSERT_EQ(1, r.status);
+	ASSERT_STREQ("ktau-top: this kernel has no ktau support (no /proc/ktau): boot a "
+		     "kernel built with CONFIG_KTAU\n", r.err);
+	ASSERT_STREQ("", r.out);
+	run_result_free(&r);
+}
+
+TEST(top_no_such_pid)
+{
+	struct fake_top f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f));
+	ASSERT_EQ(0, TOP(&r, f.env, "-b", "-n", "1", "-p", "4242"));
+	fake_free(&f);
+	ASSERT_EQ(1, r.status);
+	ASSERT_STREQ("ktau-top: no such process 4242\n", r.err);
+	run_result_free(&r);
+}
+
+static char *nobody_env[2];
+
+/* 0 when ktau-top -p 412 as nobody says permission denied, exit 1. */
+static int top_as_nobody(void)
+{
+	struct run_result r;
+	int bad;
+
+	if (TOP(&r, nobody_env, "-b", "-n", "1", "-p", "412"))
+		return 99;
+	bad = r.status != 1 || strcmp(r.err, "ktau-top: permission denied reading "
+				      "/proc/412/ktau (you need ptrace access to the "
+				      "process: run as root)\n");
+	if (bad)
+		fprintf(stderr, "status %d err '%s'\n", r.status, r.err);
+	run_result_free(&r);
+	return bad;
+}
+
+TEST(top_pid_permission_denied)
+{
+	struct fake_top f;
+	char path[4300];
+	int got;
+
+	ASSERT_EQ(0, fake_init(&f));
+	ASSERT_EQ(0, write_tree_file(f.root, "412/ktau", "x"));
+	snprintf(path, sizeof(path), "%s/412/ktau", f.root);
+	ASSERT_EQ(0, chmod(path, 0));
+	nobody_env[0] = f.procfs;
+	got = run_as_nobody(top_as_nobody);
+	fake_free(&f);
+	ASSERT_EQ(0, got);
+}
+
+TEST(top_help_and_version)
+{
+	struct run_result r;
+
+	ASSERT_EQ(0, TOP(&r, NULL, "--help"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "Usage: ktau-top [-d SECS] [-n N] [-p PID[,PID...]] [-b]");
+	ASSERT_CONTAINS(r.out, "Exit status:");
+	run_result_free(&r);
+	ASSERT_EQ(0, TOP(&r, NULL, "-V"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "ktau-top (ktau) ");
+	run_result_free(&r);
+}
+
+TEST(top_malformed_profile_midway)
+{
+	struct fake_top f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f));
+	snprintf(f.later, sizeof(f.later), "LATER=%s", test_fixture("malformed.ktau"));
+	ASSERT_EQ(0, top_growing(&f, &r, NULL));
+	fake_free(&f);
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "ktau-top: /proc/ktau/profile:");
+	ASSERT_CONTAINS(r.out, "ktau-top: sampling");
+	ASSERT_NOT_CONTAINS(r.out, "interval 1");
+	run_result_free(&r);
+}
