@@ -490,6 +490,28 @@ KTAU_API int ktau_model_write_stream(const struct ktau_model *m,
 KTAU_API int ktau_model_format_from_name(const char *name);
 KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);
 
+/* ---- since 0.2 (version node KTAU_0.2) --------------------------------- */
+
+/*
+ * What a model's inclusive/exclusive values measure. A new model measures
+ * time in nanoseconds. A sample model (ktau_model_add_stacks()) holds
+ * sample counts in the same fields (incl_ns, excl_ns: the names are kept
+ * for binary compatibility), and the writers label them so: TAU metric
+ * SAMPLES (counts, not microseconds), pprof sample type samples/count,
+ * callgrind event "samples", JSON "metric": "samples". A model takes one
+ * metric: ktau_model_add_block() refuses a sample model (EINVAL) and
+ * ktau_model_add_stacks() a time model that has threads.
+ */
+enum ktau_model_metric {
+	KTAU_METRIC_TIME = 0,
+	KTAU_METRIC_SAMPLES,
+};
+
+/* -EINVAL for an unknown metric, or to change the metric of a model that
+ * already has threads. */
+KTAU_API int ktau_model_set_metric(struct ktau_model *m, enum ktau_model_metric metric);
+KTAU_API enum ktau_model_metric ktau_model_get_metric(const struct ktau_model *m);
+
 #ifdef __cplusplus
 }
 #endif
