@@ -289,26 +289,6 @@ static uint64_t folded_total(const char *text, size_t *lines)
 	return sum;
 }
 
-static char *write_to_string(const struct ktau_model *m, enum ktau_model_format fmt,
-			     size_t *len)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-
-	if (!f)
-		return NULL;
-	if (ktau_model_write_stream(m, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	if (len)
-		*len = size;
-	return buf;
-}
-
 TEST(export_folded_stacks)
 {
 	struct ktau_model *m = mixed_model();
@@ -316,7 +296,7 @@ TEST(export_folded_stacks)
 	size_t lines;
 
 	ASSERT_NOT_NULL(m);
-	text = write_to_string(m, KTAU_FORMAT_FOLDED, NULL);
+	text = model_text(m, KTAU_FORMAT_FOLDED, NULL);
 	ASSERT_NOT_NULL(text);
 	ASSERT_CONTAINS(text, "thread pid 500 tid 501 worker;sys_write();NET_RX() 10000\n");
 	ASSERT_CONTAINS(text, "thread pid 500 tid 501 worker;sys_write() 40000\n");
@@ -334,7 +314,7 @@ TEST(export_folded_stacks)
 TEST(export_json)
 {
 	struct ktau_model *m = mixed_model();
-	char *text = m ? write_to_string(m, KTAU_FORMAT_JSON, NULL) : NULL;
+	char *text = m ? model_text(m, KTAU_FORMAT_JSON, NULL) : NULL;
 
 	ASSERT_NOT_NULL(text);
 	ASSERT_TRUE(!strncmp(text, JSON_HEAD, strlen(JSON_HEAD)));

@@ -27,27 +27,6 @@ fail:
 	return NULL;
 }
 
-static char *as_text(const struct ktau_model *m, enum ktau_model_format format,
-		     size_t *len)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-	int ret;
-
-	if (!f)
-		return NULL;
-	ret = ktau_model_write_stream(m, format, f);
-	fclose(f);
-	if (len)
-		*len = size;
-	if (ret) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 TEST(model_metric_rules)
 {
 	struct ktau_model *m = ktau_model_new();
@@ -89,12 +68,12 @@ TEST(model_metric_samples_in_every_format)
 	ASSERT_CONTAINS(text, "\n\"main\" 7 5 2 7 0 GROUP=\"app\"\n");
 	ASSERT_CONTAINS(text, "\n\"main => work\" 5 0 5 5 0 GROUP=\"TAU_CALLPATH\"\n");
 	free(text);
-	text = as_text(m, KTAU_FORMAT_CALLGRIND, NULL);
+	text = model_text(m, KTAU_FORMAT_CALLGRIND, NULL);
 	ASSERT_NOT_NULL(text);
 	ASSERT_CONTAINS(text, "\nevent: samples : Samples\nevents: samples\n");
 	ASSERT_CONTAINS(text, "fn=(1) main\n0 2\ncfn=(2) work\ncalls=5 0\n0 5\n");
 	free(text);
-	text = as_text(m, KTAU_FORMAT_JSON, NULL);
+	text = model_text(m, KTAU_FORMAT_JSON, NULL);
 	ASSERT_NOT_NULL(text);
 	ASSERT_TRUE(!strncmp(text, "{\"format\": \"ktau-model\", \"version\": 1, "
 			     "\"metric\": \"samples\",\n", 57));
@@ -102,10 +81,10 @@ TEST(model_metric_samples_in_every_format)
 			"\"exclusive_samples\": 2}");
 	ASSERT_NOT_CONTAINS(text, "_ns");
 	free(text);
-	text = as_text(m, KTAU_FORMAT_FOLDED, NULL);
+	text = model_text(m, KTAU_FORMAT_FOLDED, NULL);
 	ASSERT_STREQ("perf;main;work 5\nperf;main 2\n", text);
 	free(text);
-	text = as_text(m, KTAU_FORMAT_PPROF, &len);
+	text = model_text(m, KTAU_FORMAT_PPROF, &len);
 	ASSERT_NOT_NULL(text);
 	ASSERT_NOT_NULL(memmem(text, len, "samples", 7));
 	ASSERT_NULL(memmem(text, len, "nanoseconds", 11));

@@ -23,6 +23,26 @@ struct ktau_functions *parse_functions_str(const char *text, struct ktau_parse_e
 	return ktau_functions_parse(text, strlen(text), err);
 }
 
+char *model_text(const struct ktau_model *m, enum ktau_model_format format, size_t *len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = ktau_model_write_stream(m, format, f);
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return NULL;
+	}
+	if (len)
+		*len = size;
+	return buf;
+}
+
 char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -12,6 +12,10 @@ struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err);
 struct ktau_functions *parse_functions_str(const char *text,
 					   struct ktau_parse_error *err);
 
+/* ktau_model_write_stream() into a malloc()ed string (its length in *len
+ * when len is not NULL); NULL on failure. */
+char *model_text(const struct ktau_model *m, enum ktau_model_format format, size_t *len);
+
 /* A whole file as a NUL-terminated malloc()ed string, or NULL. */
 char *slurp(const char *path, size_t *len);
 
