@@ -90,6 +90,8 @@ static void module_name(const char **m, size_t *len)
 	const char *slash;
 
 	ktau__trim(m, len);
+	if (!*len)
+		return;
 	if (*len >= 2 && (*m)[0] == '[' && (*m)[*len - 1] == ']') {
 		(*m)++;
 		*len -= 2;
