@@ -119,18 +119,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CALLGRAPH:
 			o->callgraph = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("ktau-dump (ktau) %s\n", ktau_version());
-			return EXIT_OK;
-		case ':':
-			tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			tool_usage_error("unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_common_option(c, argv, usage_text);
 		}
 	}
 	if (optind < argc) {
