@@ -6,13 +6,14 @@ KCONFIG    ?= qemu
 KSRC       ?=
 KBASE      ?= tinyconfig
 TIMEOUT    ?= 300
+FUZZ_SECONDS ?= 60
 
 
 KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
-	check check-unit check-guest check-kernel-style clean distclean
+	check check-unit check-guest check-kernel-style clean distclean fuzz
 
 help:
 	@echo 'ktau make targets:'
@@ -24,6 +25,7 @@ help:
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
+	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
 
 all: kernel user initramfs
 
@@ -68,6 +70,9 @@ demo: deps kernel initramfs
 
 check: deps
 	@scripts/check.sh
+
+fuzz:
+	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 clean:
 	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS)

@@ -71,8 +71,9 @@ static const char usage_text[] =
 
 enum { OPT_CHILDREN = 256, OPT_NODE };
 
-static int parse_option(int c, struct options *o, char **argv)
+static int parse_option(int c, void *opts, char **argv)
 {
+	struct options *o = opts;
 	long v;
 
 	switch (c) {
@@ -106,18 +107,8 @@ static int parse_option(int c, struct options *o, char **argv)
 		}
 		o->node = (unsigned int)v;
 		return -1;
-	case 'h':
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	case 'V':
-		printf("ktau-export (ktau) %s\n", ktau_version());
-		return EXIT_OK;
-	case ':':
-		tool_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		return EXIT_USAGE;
 	default:
-		tool_usage_error("unknown option '%s'", argv[optind - 1]);
-		return EXIT_USAGE;
+		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 	}
 }
 
@@ -135,20 +126,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret;
+	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:p:t:hV", longopts, NULL)) != -1) {
-		ret = parse_option(c, o, argv);
-		if (ret >= 0)
-			return ret;
-	}
-	if (optind < argc)
-		o->input = argv[optind++];
-	if (optind < argc) {
-		tool_usage_error("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	ret = tool_parse_args(argc, argv, ":f:o:p:t:hV", longopts, parse_option, o, &o->input);
+	if (ret >= 0)
+		return ret;
 	if (!o->format) {
 		tool_usage_error("%s", "missing --format");
 		return EXIT_USAGE;
@@ -227,27 +209,6 @@ static struct ktau_model *build_model(const struct options *o,
 	return m;
 }
 
-static int write_output(const struct options *o, const struct ktau_model *m)
-{
-	const char *out = o->output;
-	int ret;
-
-	if (o->format == KTAU_FORMAT_TAU)
-		ret = ktau_model_write_tau(m, out ? out : ".");
-	else if (!out || !strcmp(out, "-"))
-		ret = ktau_model_write_stream(m, o->format, stdout);
-	else
-		ret = ktau_model_write(m, o->format, out);
-	if (ret) {
-		fprintf(stderr, "ktau-export: cannot write %s: %s\n",
-			out && strcmp(out, "-") ? out
-			: o->format == KTAU_FORMAT_TAU ? "." : "standard output",
-			ktau_strerror(ret));
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
-}
-
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -275,7 +236,7 @@ int main(int argc, char **argv)
 		ktau_model_free(m);
 		return EXIT_RUNTIME;
 	}
-	ret = write_output(&o, m);
+	ret = tool_write_model(m, o.format, o.output);
 	ktau_model_free(m);
 	return ret;
 }

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE	/* getopt_long */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
-
-#include <ktau.h>
-
-#include <getopt.h>
 
 #include <ktau.h>
 
@@ -59,4 +58,45 @@ int tool_standard_option(int c, const char *usage, char *const argv[], int usage
 		tool_usage_error("unknown option '%s'", argv[optind - 1]);
 		return usage_exit;
 	}
+}
+
+int tool_write_model(const struct ktau_model *m, int format, const char *output)
+{
+	int to_stdout = !output || !strcmp(output, "-");
+	int ret;
+
+	if (format == KTAU_FORMAT_TAU)
+		ret = ktau_model_write_tau(m, output ? output : ".");
+	else if (to_stdout)
+		ret = ktau_model_write_stream(m, format, stdout);
+	else
+		ret = ktau_model_write(m, format, output);
+	if (ret) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", tool_prog,
+			format == KTAU_FORMAT_TAU ? (output ? output : ".")
+			: to_stdout ? "standard output" : output, ktau_strerror(ret));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int tool_parse_args(int argc, char **argv, const char *shortopts,
+		    const struct option *longopts, tool_option_fn fn, void *opts,
+		    const char **operand)
+{
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = fn(c, opts, argv);
+		if (ret >= 0)
+			return ret;
+	}
+	if (optind < argc)
+		*operand = argv[optind++];
+	if (optind < argc) {
+		tool_usage_error("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
 }

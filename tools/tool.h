@@ -31,4 +31,24 @@ int tool_standard_option(int c, const char *usage, char *const argv[], int usage
 /* A decimal number in [min, INT_MAX], digits only; -EINVAL otherwise. */
 int tool_parse_uint(const char *s, long min, long *out);
 
+struct option;
+/* Handles one getopt_long() result: -1 to go on, or the exit code. */
+typedef int (*tool_option_fn)(int c, void *opts, char **argv);
+/*
+ * getopt_long() over argv with our own messages (opterr off), each option
+ * through fn; then at most one operand, into *operand (left alone when
+ * there is none). Returns -1 to go on, or the exit code.
+ */
+int tool_parse_args(int argc, char **argv, const char *shortopts,
+		    const struct option *longopts, tool_option_fn fn, void *opts,
+		    const char **operand);
+
+struct ktau_model;
+/*
+ * Writes m in format (enum ktau_model_format) to output: a directory for
+ * tau (default .), else a file, or standard output when output is NULL or
+ * "-". Reports a failure on stderr; returns the exit code.
+ */
+int tool_write_model(const struct ktau_model *m, int format, const char *output);
+
 #endif /* KTAU_TOOL_H */

@@ -790,6 +790,124 @@ KTAU_API int ktau_control_write(const char *command);
  */
 KTAU_API struct ktau_profile *ktau_profile_process_totals(const struct ktau_profile *system);
 
+/* ---- since 0.2 (version node KTAU_0.2) --------------------------------- */
+
+/*
+ * What a model's inclusive/exclusive values measure. A new model measures
+ * time in nanoseconds. A sample model (ktau_model_add_stacks()) holds
+ * sample counts in the same fields (incl_ns, excl_ns: the names are kept
+ * for binary compatibility), and the writers label them so: TAU metric
+ * SAMPLES (counts, not microseconds), pprof sample type samples/count,
+ * callgrind event "samples", JSON "metric": "samples". A model takes one
+ * metric: ktau_model_add_block() refuses a sample model (EINVAL) and
+ * ktau_model_add_stacks() a time model that has threads.
+ */
+enum ktau_model_metric {
+	KTAU_METRIC_TIME = 0,
+	KTAU_METRIC_SAMPLES,
+};
+
+/* -EINVAL for an unknown metric, or to change the metric of a model that
+ * already has threads. */
+KTAU_API int ktau_model_set_metric(struct ktau_model *m, enum ktau_model_metric metric);
+KTAU_API enum ktau_model_metric ktau_model_get_metric(const struct ktau_model *m);
+
+/* ---- sampled call stacks: perf, SystemTap, DTrace (since 0.2) ---------- */
+
+/*
+ * Call stacks that other profilers sampled, counted per distinct stack, so
+ * that they can be written through the profile model like a kernel profile.
+ * The inputs, each parsed by its own parser (docs/export-formats.md has the
+ * exact shapes and the naming rules):
+ *   KTAU_STACKS_PERF    `perf script` output of `perf record -g`: an event
+ *                       line per sample, then its frames one per line, leaf
+ *                       first ("\tffffffff8100abcd func+0x1d ([kernel.kallsyms])"),
+ *                       a blank line after each sample; each sample counts 1.
+ *   KTAU_STACKS_STAP    SystemTap print_stack()/print_ubacktrace() frames
+ *                       (" 0xffffffff814cde75 : net_rx_action+0x105/0x2b0 [kernel]"),
+ *                       leaf first, each stack followed by its count line;
+ *                       "!" separator lines and blank lines between stacks.
+ *   KTAU_STACKS_DTRACE  printed @[stack()] / @[ustack()] aggregations:
+ *                       "module`func+0x105" frames, leaf first, then the count.
+ * Frame names lose offsets, sizes, addresses and module prefixes; a frame
+ * without a symbol is named by its address in hex ("0xffffffffc0a1b2c3");
+ * the module becomes the routine's group. Names are in the model's normal
+ * form, with "=>" written "=?". A stack of no frames (an empty backtrace, a
+ * perf sample recorded without -g) only counts in
+ * ktau_stacks_empty_samples(). Lines end in LF or CRLF; a line may be up to
+ * 65536 bytes, a stack up to KTAU_STACKS_MAX_DEPTH frames.
+ * Parsing fails with EPROTO (the line and what is wrong in err), EOVERFLOW
+ * (the counts add up beyond 2^64), or ENOMEM.
+ */
+struct ktau_stacks;
+
+enum ktau_stacks_format {
+	KTAU_STACKS_AUTO = 0,	/* as ktau_stacks_detect() says */
+	KTAU_STACKS_PERF,
+	KTAU_STACKS_STAP,
+	KTAU_STACKS_DTRACE,
+};
+
+#define KTAU_STACKS_MAX_DEPTH 1024
+
+KTAU_API struct ktau_stacks *ktau_stacks_parse(const char *buf, size_t len,
+					       enum ktau_stacks_format format,
+					       struct ktau_parse_error *err);
+KTAU_API struct ktau_stacks *ktau_stacks_read_file(const char *path,
+						   enum ktau_stacks_format format,
+						   struct ktau_parse_error *err);
+KTAU_API struct ktau_stacks *ktau_stacks_read_stream(FILE *stream,
+						     enum ktau_stacks_format format,
+						     struct ktau_parse_error *err);
+KTAU_API void ktau_stacks_free(struct ktau_stacks *s);
+
+/*
+ * The format of the first line that only one format has (a "!" or
+ * "0x... : " line: stap; a "module`func" line or dtrace's own "dtrace:"
+ * messages: dtrace; an indented "hex symbol (dso)" line: perf), or -EPROTO
+ * when no line decides.
+ */
+KTAU_API int ktau_stacks_detect(const char *buf, size_t len);
+/* "perf", "stap", "dtrace" and back; -EINVAL / NULL (errno EINVAL) else. */
+KTAU_API int ktau_stacks_format_from_name(const char *name);
+KTAU_API const char *ktau_stacks_format_name(enum ktau_stacks_format format);
+
+/* The format that was parsed (never KTAU_STACKS_AUTO). */
+KTAU_API enum ktau_stacks_format ktau_stacks_format(const struct ktau_stacks *s);
+/* Samples with at least one frame; samples with none; distinct stacks. */
+KTAU_API uint64_t ktau_stacks_samples(const struct ktau_stacks *s);
+KTAU_API uint64_t ktau_stacks_empty_samples(const struct ktau_stacks *s);
+KTAU_API size_t ktau_stacks_count(const struct ktau_stacks *s);
+
+/*
+ * Calls fn for every distinct stack, root first, with its sample count,
+ * in a stable order (stacks sharing a prefix together, in input order);
+ * stops at fn's first non-zero return and returns it.
+ */
+typedef int (*ktau_stack_fn_t)(void *arg, const char *const *frames, size_t depth,
+			       uint64_t count);
+KTAU_API int ktau_stacks_foreach(const struct ktau_stacks *s, ktau_stack_fn_t fn,
+				 void *arg);
+
+/*
+ * Adds the stacks as thread (node, context, thread) of a sample model (a
+ * model with no threads becomes one). label may be NULL ("<format>
+ * samples"). Per frame name a routine: calls and inclusive samples = the
+ * samples whose stack holds it (once per stack, however often recursion
+ * repeats it), exclusive = the samples it is the leaf of, subrs =
+ * inclusive - exclusive. Per stack prefix of two or more frames a
+ * callpath, counted the same way along that path. Metadata: the format,
+ * samples, empty-stack samples, distinct stacks. NULL with errno EINVAL (a
+ * time model with threads), EEXIST, EOVERFLOW or ENOMEM; the model is then
+ * unchanged.
+ */
+KTAU_API struct ktau_model_thread *ktau_model_add_stacks(struct ktau_model *m,
+							 const struct ktau_stacks *s,
+							 unsigned int node,
+							 unsigned int context,
+							 unsigned int thread,
+							 const char *label);
+
 #ifdef __cplusplus
 }
 #endif

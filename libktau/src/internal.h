@@ -168,6 +168,10 @@ struct ktau_line_reader {
 	const char *pos;
 	const char *end;
 	unsigned int line;	/* number of the line last returned */
+	/* set by ktau__lines_init() for ktau's own formats; other tools'
+	 * output may need more */
+	size_t max_len;		/* longer lines are malformed */
+	int high_bytes;		/* bytes >= 0x80 allowed (UTF-8 paths, names) */
 };
 
 KTAU_HIDDEN void ktau__lines_init(struct ktau_line_reader *r,

@@ -13,11 +13,14 @@ void ktau__lines_init(struct ktau_line_reader *r, const char *buf, size_t len)
 	r->pos = buf;
 	r->end = buf + len;
 	r->line = 0;
+	r->max_len = KTAU_MAX_LINE;
+	r->high_bytes = 0;
 }
 
-static int byte_allowed(unsigned char c)
+static int byte_allowed(unsigned char c, int high_bytes)
 {
-	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r';
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r' ||
+	       (high_bytes && c >= 0x80);
 }
 
 int ktau__lines_next(struct ktau_line_reader *r, const char **line, size_t *len,
@@ -30,14 +33,14 @@ int ktau__lines_next(struct ktau_line_reader *r, const char **line, size_t *len,
 		return 0;
 	r->line++;
 	for (p = start; p < r->end && *p != '\n'; p++) {
-		if (!byte_allowed((unsigned char)*p))
+		if (!byte_allowed((unsigned char)*p, r->high_bytes))
 			return ktau__fail(err, EPROTO, r->line,
 					  "byte 0x%02x at column %zu is not printable ASCII",
 					  (unsigned char)*p, (size_t)(p - start) + 1);
-		if ((size_t)(p - start) >= KTAU_MAX_LINE)
+		if ((size_t)(p - start) >= r->max_len)
 			return ktau__fail(err, EPROTO, r->line,
-					  "line too long (more than %d bytes)",
-					  KTAU_MAX_LINE);
+					  "line too long (more than %zu bytes)",
+					  r->max_len);
 	}
 	n = (size_t)(p - start);
 	r->pos = p < r->end ? p + 1 : p;

@@ -58,11 +58,7 @@ void ktau__model_drop_last_thread(struct ktau_model *m)
 		thread_free(m->threads[--m->nr_threads]);
 }
 
-/*
- * The normal form of a name (see ktau.h) in a malloc()ed string.
- * NULL with errno EINVAL (empty and !allow_empty) or ENOMEM.
- */
-static char *normalise(const char *s, bool allow_empty)
+char *ktau__model_normalise(const char *s, bool allow_empty)
 {
 	char *out = malloc(strlen(s) + 1), *o = out;
 	bool blank = false;
@@ -95,7 +91,7 @@ static char *normalise(const char *s, bool allow_empty)
 /* A routine name or callpath element: non-empty, without "=>". */
 static char *normalise_name(const char *s)
 {
-	char *n = normalise(s, false);
+	char *n = ktau__model_normalise(s, false);
 
 	if (n && strstr(n, "=>")) {
 		free(n);
@@ -118,7 +114,7 @@ static const char *intern(struct ktau_model *m, const char *s)
 static const char *intern_normalised(struct ktau_model *m, const char *s,
 				     bool allow_empty)
 {
-	char *n = normalise(s, allow_empty);
+	char *n = ktau__model_normalise(s, allow_empty);
 	const char *p;
 
 	if (!n)
@@ -393,7 +389,7 @@ int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
 	if (!t || !name || !isfinite(min) || !isfinite(max) ||
 	    !isfinite(sum) || !isfinite(sumsq))
 		return -EINVAL;
-	n = normalise(name, false);
+	n = ktau__model_normalise(name, false);
 	if (!n)
 		return -errno;
 	for (i = 0; i < t->nr_events && !e; i++)

@@ -3,6 +3,8 @@
 #ifndef KTAU_MODEL_INTERNAL_H
 #define KTAU_MODEL_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "internal.h"
 
 /* ---- a string -> index hash table (open addressing) ---- */
@@ -54,7 +56,28 @@ struct ktau_model {
 	struct ktau_model_thread **threads;
 	size_t nr_threads, cap_threads;
 	struct ktau_strpool strings;
+	enum ktau_model_metric metric;
 };
+
+/* How the writers name and scale a metric's values. */
+struct ktau_metric_info {
+	const char *tau_metric;		/* "<N> templated_functions_MULTI_<this>" */
+	double tau_divisor;		/* a TAU value is value / divisor */
+	const char *pprof_type;		/* the pprof sample type and unit */
+	const char *pprof_unit;
+	int pprof_calls;		/* a calls/count value comes first */
+	const char *callgrind_event;	/* "event: <event> : <description>" */
+	const char *callgrind_description;
+	const char *json_suffix;	/* "inclusive_<suffix>" ... */
+};
+
+KTAU_HIDDEN const struct ktau_metric_info *ktau__metric_info(const struct ktau_model *m);
+
+/*
+ * A name in the model's normal form (see ktau.h) in a malloc()ed string;
+ * NULL with errno EINVAL (empty and !allow_empty) or ENOMEM.
+ */
+KTAU_HIDDEN char *ktau__model_normalise(const char *s, bool allow_empty);
 
 /* Drops the last thread added (undoing a failed builder). */
 KTAU_HIDDEN void ktau__model_drop_last_thread(struct ktau_model *m);

@@ -278,7 +278,8 @@ struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
 	char label[256];
 	int ret;
 
-	if (!m || !p) {
+	/* cycles become time: a sample model cannot take them */
+	if (!m || !p || m->metric != KTAU_METRIC_TIME) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The model in callgrind's format, for callgrind_annotate and KCachegrind.
- * One event, "ns": a routine's exclusive time is its self cost; each
+ * One event, "ns" (or "samples" for a sample model): a routine's exclusive
+ * time is its self cost; each
  * caller -> callee pair (the last two elements of the callpaths, summed)
  * is a call with the callee's inclusive time along it. Each thread is an
  * object and a file (ob=, fl=) named by its label, so the same routine in
@@ -123,13 +124,15 @@ static int put_thread(FILE *out, const struct ktau_model_thread *t, size_t index
 
 int ktau__emit_callgrind(const struct ktau_model *m, FILE *out)
 {
+	const struct ktau_metric_info *metric = ktau__metric_info(m);
 	struct names nm = { { 0 }, 0 };
 	size_t i;
 	int ret = 0;
 
 	fprintf(out, "# callgrind format\nversion: 1\ncreator: libktau %s\n"
-		"positions: line\nevent: ns : Time (ns)\nevents: ns\n",
-		ktau_version());
+		"positions: line\nevent: %s : %s\nevents: %s\n",
+		ktau_version(), metric->callgrind_event,
+		metric->callgrind_description, metric->callgrind_event);
 	for (i = 0; i < m->nr_threads && !ret; i++)
 		ret = put_thread(out, m->threads[i], i, &nm);
 	ktau__index_free(&nm.ids);

@@ -29,16 +29,18 @@ static void sep(FILE *out, size_t i)
 	fputs("\n", out);
 }
 
-static void put_counters(FILE *out, uint64_t calls, uint64_t subrs, uint64_t incl,
-			 uint64_t excl)
+/* The counter names say the metric: inclusive_ns, or inclusive_samples. */
+static void put_counters(FILE *out, const char *suffix, uint64_t calls, uint64_t subrs,
+			 uint64_t incl, uint64_t excl)
 {
 	fprintf(out, "\"calls\": %" PRIu64 ", \"subrs\": %" PRIu64
-		", \"inclusive_ns\": %" PRIu64 ", \"exclusive_ns\": %" PRIu64 "}",
-		calls, subrs, incl, excl);
+		", \"inclusive_%s\": %" PRIu64 ", \"exclusive_%s\": %" PRIu64 "}",
+		calls, subrs, suffix, incl, suffix, excl);
 }
 
 static void put_routines(FILE *out, const struct ktau_model_thread *t)
 {
+	const char *suffix = ktau__metric_info(t->owner)->json_suffix;
 	size_t i;
 
 	fputs("\"routines\": [", out);
@@ -51,13 +53,14 @@ static void put_routines(FILE *out, const struct ktau_model_thread *t)
 		fputs(", \"group\": ", out);
 		put_string(out, r->group);
 		fputs(", ", out);
-		put_counters(out, r->calls, r->subrs, r->incl_ns, r->excl_ns);
+		put_counters(out, suffix, r->calls, r->subrs, r->incl_ns, r->excl_ns);
 	}
 	fputs("],\n", out);
 }
 
 static void put_callpaths(FILE *out, const struct ktau_model_thread *t)
 {
+	const char *suffix = ktau__metric_info(t->owner)->json_suffix;
 	size_t i, j;
 
 	fputs("   \"callpaths\": [", out);
@@ -71,7 +74,7 @@ static void put_callpaths(FILE *out, const struct ktau_model_thread *t)
 			put_string(out, c->path[j]);
 		}
 		fputs("], ", out);
-		put_counters(out, c->calls, c->subrs, c->incl_ns, c->excl_ns);
+		put_counters(out, suffix, c->calls, c->subrs, c->incl_ns, c->excl_ns);
 	}
 	fputs("],\n", out);
 }
@@ -123,8 +126,12 @@ int ktau__emit_json(const struct ktau_model *m, FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "{\"format\": \"ktau-model\", \"version\": %d, \"time_unit\": \"ns\",\n"
-		" \"threads\": [", JSON_VERSION);
+	if (m->metric == KTAU_METRIC_SAMPLES)
+		fprintf(out, "{\"format\": \"ktau-model\", \"version\": %d, "
+			"\"metric\": \"samples\",\n \"threads\": [", JSON_VERSION);
+	else
+		fprintf(out, "{\"format\": \"ktau-model\", \"version\": %d, "
+			"\"time_unit\": \"ns\",\n \"threads\": [", JSON_VERSION);
 	for (i = 0; i < m->nr_threads; i++) {
 		sep(out, i);
 		put_thread(out, m->threads[i]);

@@ -5,7 +5,8 @@
  * fields are all it takes), written uncompressed -- `go tool pprof` and
  * `protoc --decode` read it as it is.
  *
- * Sample types: calls/count and time/nanoseconds. One sample per stack of
+ * Sample types: calls/count and time/nanoseconds (a sample model:
+ * samples/count alone). One sample per stack of
  * ktau__model_stacks(): every callpath and every routine's own remainder,
  * with [calls, exclusive ns] at its leaf, so pprof's "flat" is exclusive
  * time and its "cum" the inclusive time it derives from the stacks. Each
@@ -152,6 +153,7 @@ struct sample_ctx {
 	const struct ktau_model_thread *t;
 	struct pb *out;		/* the Profile */
 	struct pb msg, sub;	/* scratch */
+	int with_calls;		/* a calls value before the metric's */
 };
 
 static int add_label(struct sample_ctx *c, const char *key, const char *str,
@@ -175,6 +177,8 @@ static int add_sample(void *arg, const char *const *path, size_t depth,
 	size_t i;
 	int ret;
 
+	if (!c->with_calls)
+		calls = 0;
 	if (!calls && !excl_ns)
 		return 0;
 	if (calls > INT64_MAX || excl_ns > INT64_MAX)
@@ -187,7 +191,8 @@ static int add_sample(void *arg, const char *const *path, size_t depth,
 		pb_varint(&c->sub, id);
 	}
 	pb_sub(&c->msg, SAMPLE_LOCATION_ID, &c->sub);
-	pb_varint(&c->sub, calls);
+	if (c->with_calls)
+		pb_varint(&c->sub, calls);
 	pb_varint(&c->sub, excl_ns);
 	pb_sub(&c->msg, SAMPLE_VALUE, &c->sub);
 	ret = add_label(c, "thread", c->t->label, 0);
@@ -238,19 +243,23 @@ static void put_functions(struct pprof_tables *tb, struct pb *out, struct pb *ms
 
 static int encode(const struct ktau_model *m, struct pprof_tables *tb, struct pb *out)
 {
-	struct sample_ctx c = { .tb = tb, .out = out };
+	const struct ktau_metric_info *metric = ktau__metric_info(m);
+	struct sample_ctx c = { .tb = tb, .out = out, .with_calls = metric->pprof_calls };
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (str_id(tb, "") == SIZE_MAX)	/* string_table[0] must be "" */
 		return -ENOMEM;
-	ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "calls", "count");
+	if (c.with_calls)
+		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "calls", "count");
 	if (!ret)
-		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "time", "nanoseconds");
+		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, metric->pprof_type,
+				 metric->pprof_unit);
 	if (!ret)
-		ret = value_type(tb, out, &c.sub, PROFILE_PERIOD_TYPE, "time", "nanoseconds");
+		ret = value_type(tb, out, &c.sub, PROFILE_PERIOD_TYPE, metric->pprof_type,
+				 metric->pprof_unit);
 	pb_uint(out, PROFILE_PERIOD, 1);
-	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(tb, "time"));
+	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(tb, metric->pprof_type));
 	for (i = 0; i < m->nr_threads && !ret; i++) {
 		c.t = m->threads[i];
 		ret = ktau__model_stacks(c.t, add_sample, &c);

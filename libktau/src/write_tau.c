@@ -2,7 +2,7 @@
 /*
  * One thread as a TAU profile file (profile.<node>.<context>.<thread>), by
  * the rules of TAU's writer and ParaProf's reader (docs/export-formats.md):
- * "<N> templated_functions_MULTI_TIME", the header line with XML metadata,
+ * "<N> templated_functions_MULTI_<metric>" (TIME or SAMPLES), the header line with XML metadata,
  * GROUP="..." on every function line, "0 aggregates", the userevents block
  * only when there are events with samples. Names are already in the model's
  * normal form: no quotes, single spaces, no "=>" in flat names.
@@ -59,13 +59,15 @@ static void put_metadata(FILE *out, const struct ktau_model_thread *t)
 	fputs("</metadata>", out);
 }
 
-/* Times: microseconds, %.16G in the C locale (the caller set it). */
+/* Values scaled for the metric (time: microseconds), %.16G in the C
+ * locale (the caller set it). */
 static void put_function(FILE *out, const char *name, uint64_t calls, uint64_t subrs,
-			 uint64_t excl_ns, uint64_t incl_ns, const char *group)
+			 uint64_t excl, uint64_t incl, const char *group,
+			 double divisor)
 {
 	fprintf(out, "\"%s\" %" PRIu64 " %" PRIu64 " %.16G %.16G 0 GROUP=\"%s\"\n",
-		name, calls, subrs, (double)excl_ns / 1000.0,
-		(double)incl_ns / 1000.0, group);
+		name, calls, subrs, (double)excl / divisor,
+		(double)incl / divisor, group);
 }
 
 static void put_events(FILE *out, const struct ktau_model_thread *t)
@@ -89,10 +91,11 @@ static void put_events(FILE *out, const struct ktau_model_thread *t)
 
 int ktau__emit_tau_thread(const struct ktau_model_thread *t, FILE *out)
 {
+	const struct ktau_metric_info *metric = ktau__metric_info(t->owner);
 	size_t i;
 
-	fprintf(out, "%zu templated_functions_MULTI_TIME\n",
-		t->nr_routines + t->nr_callpaths);
+	fprintf(out, "%zu templated_functions_MULTI_%s\n",
+		t->nr_routines + t->nr_callpaths, metric->tau_metric);
 	fputs("# Name Calls Subrs Excl Incl ProfileCalls # ", out);
 	put_metadata(out, t);
 	putc('\n', out);
@@ -100,13 +103,13 @@ int ktau__emit_tau_thread(const struct ktau_model_thread *t, FILE *out)
 		const struct ktau_model_routine *r = &t->routines[i].rec;
 
 		put_function(out, r->name, r->calls, r->subrs, r->excl_ns, r->incl_ns,
-			     r->group);
+			     r->group, metric->tau_divisor);
 	}
 	for (i = 0; i < t->nr_callpaths; i++) {
 		const struct ktau_model_callpath *c = &t->callpaths[i];
 
 		put_function(out, c->name, c->calls, c->subrs, c->excl_ns, c->incl_ns,
-			     CALLPATH_GROUP);
+			     CALLPATH_GROUP, metric->tau_divisor);
 	}
 	fputs("0 aggregates\n", out);
 	put_events(out, t);

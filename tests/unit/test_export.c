@@ -289,26 +289,6 @@ static uint64_t folded_total(const char *text, size_t *lines)
 	return sum;
 }
 
-static char *write_to_string(const struct ktau_model *m, enum ktau_model_format fmt,
-			     size_t *len)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-
-	if (!f)
-		return NULL;
-	if (ktau_model_write_stream(m, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	if (len)
-		*len = size;
-	return buf;
-}
-
 TEST(export_folded_stacks)
 {
 	struct ktau_model *m = mixed_model();
@@ -316,7 +296,7 @@ TEST(export_folded_stacks)
 	size_t lines;
 
 	ASSERT_NOT_NULL(m);
-	text = write_to_string(m, KTAU_FORMAT_FOLDED, NULL);
+	text = model_text(m, KTAU_FORMAT_FOLDED, NULL);
 	ASSERT_NOT_NULL(text);
 	ASSERT_CONTAINS(text, "thread pid 500 tid 501 worker;sys_write();NET_RX() 10000\n");
 	ASSERT_CONTAINS(text, "thread pid 500 tid 501 worker;sys_write() 40000\n");
@@ -334,7 +314,7 @@ TEST(export_folded_stacks)
 TEST(export_json)
 {
 	struct ktau_model *m = mixed_model();
-	char *text = m ? write_to_string(m, KTAU_FORMAT_JSON, NULL) : NULL;
+	char *text = m ? model_text(m, KTAU_FORMAT_JSON, NULL) : NULL;
 
 	ASSERT_NOT_NULL(text);
 	ASSERT_TRUE(!strncmp(text, JSON_HEAD, strlen(JSON_HEAD)));
@@ -367,30 +347,11 @@ static uint64_t callgrind_self_total(const char *text)
 	return sum;
 }
 
-static bool have_program(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "/usr/bin/%s", name);
-	return !access(path, X_OK);
-}
-
-static uint64_t digits_value(const char *s)
-{
-	uint64_t v = 0;
-
-	for (; *s && *s != ' ' && *s != '('; s++)
-		if (*s >= '0' && *s <= '9')
-			v = v * 10 + (uint64_t)(*s - '0');
-	return v;
-}
-
 TEST(export_callgrind_read_by_callgrind_annotate)
 {
 	struct ktau_model *m = mixed_model();
-	char *dir = make_tmpdir(), *path, *text, *argv[4];
+	char *dir = make_tmpdir(), *path, *text;
 	struct run_result r;
-	const char *tot;
 
 	ASSERT_NOT_NULL(m);
 	ASSERT_NOT_NULL(dir);
@@ -406,17 +367,10 @@ TEST(export_callgrind_read_by_callgrind_annotate)
 		printf("SKIP: export_callgrind_read_by_callgrind_annotate: "
 		       "callgrind_annotate is not installed (apt-get install valgrind)\n");
 	} else {
-		argv[0] = "/usr/bin/callgrind_annotate";
-		argv[1] = path;
-		argv[2] = NULL;
-		ASSERT_EQ(0, run_program(argv, NULL, &r));
+		ASSERT_EQ(0, callgrind_annotate(path, &r));
 		ASSERT_EQ(0, r.status);
 		ASSERT_NOT_CONTAINS(r.err, "WARNING");
-		tot = strstr(r.out, "PROGRAM TOTALS");
-		ASSERT_NOT_NULL(tot);
-		while (tot > r.out && tot[-1] != '\n')
-			tot--;
-		ASSERT_EQ_U64(model_excl_total(m), digits_value(tot));
+		ASSERT_EQ_U64(model_excl_total(m), callgrind_program_total(r.out));
 		ASSERT_CONTAINS(r.out, "40,000 ");
 		ASSERT_CONTAINS(r.out, "thread pid 500 tid 501 worker:sys_write()");
 		run_result_free(&r);
@@ -428,34 +382,12 @@ TEST(export_callgrind_read_by_callgrind_annotate)
 	ktau_model_free(m);
 }
 
-/* From `protoc --decode` text: the sum of every sample's second value,
- * and the number of samples. */
-static uint64_t protoc_time_total(const char *text, size_t *samples)
-{
-	const char *p = text;
-	uint64_t sum = 0;
-
-	*samples = 0;
-	while ((p = strstr(p, "\nsample {\n"))) {
-		const char *v = strstr(p, "  value: ");
-
-		(*samples)++;
-		v = v ? strstr(v + 1, "  value: ") : NULL;
-		if (!v)
-			return 0;
-		sum += strtoull(v + 9, NULL, 10);
-		p = v;
-	}
-	return sum;
-}
-
 TEST(export_pprof_read_by_protoc)
 {
 	struct ktau_model *m = mixed_model();
-	char *dir = make_tmpdir(), *path, *cmd, *text;
+	char *dir = make_tmpdir(), *path, *text;
 	struct run_result r;
 	size_t samples, len;
-	char *argv[4];
 
 	ASSERT_NOT_NULL(m);
 	ASSERT_NOT_NULL(dir);
@@ -471,18 +403,11 @@ TEST(export_pprof_read_by_protoc)
 		       "(apt-get install protobuf-compiler)\n");
 		goto out;
 	}
-	/* protoc wants the .proto relative to a --proto_path */
-	ASSERT_TRUE(asprintf(&cmd, "protoc --decode perftools.profiles.Profile "
-			     "--proto_path=\"$(dirname '%s')\" profile.proto < '%s'",
-			     test_fixture("profile.proto"), path) > 0);
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = cmd;
-	argv[3] = NULL;
-	ASSERT_EQ(0, run_program(argv, NULL, &r));
+	ASSERT_EQ(0, protoc_decode(path, &r));
 	ASSERT_STREQ("", r.err);
 	ASSERT_EQ(0, r.status);
-	ASSERT_EQ_U64(model_excl_total(m), protoc_time_total(r.out, &samples));
+	/* values: [calls, time] */
+	ASSERT_EQ_U64(model_excl_total(m), protoc_value_total(r.out, 1, &samples));
 	ASSERT_EQ(12, samples);
 	ASSERT_CONTAINS(r.out, "string_table: \"\"\n");
 	ASSERT_CONTAINS(r.out, "string_table: \"nanoseconds\"\n");
@@ -490,7 +415,6 @@ TEST(export_pprof_read_by_protoc)
 	ASSERT_CONTAINS(r.out, "string_table: \"thread pid 500 tid 501 worker\"\n");
 	ASSERT_CONTAINS(r.out, "period: 1\n");
 	run_result_free(&r);
-	free(cmd);
 out:
 	remove_tree(dir);
 	free(dir);

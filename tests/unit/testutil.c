@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "testutil.h"
 
 struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err)
@@ -22,6 +23,58 @@ struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err)
 struct ktau_functions *parse_functions_str(const char *text, struct ktau_parse_error *err)
 {
 	return ktau_functions_parse(text, strlen(text), err);
+}
+
+char *model_text(const struct ktau_model *m, enum ktau_model_format format, size_t *len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = ktau_model_write_stream(m, format, f);
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return NULL;
+	}
+	if (len)
+		*len = size;
+	return buf;
+}
+
+struct ktau_model *stacks_model(const char *text, enum ktau_stacks_format format,
+				struct ktau_parse_error *err)
+{
+	struct ktau_stacks *s = ktau_stacks_parse(text, strlen(text), format, err);
+	struct ktau_model *m = s ? ktau_model_new() : NULL;
+
+	if (m && !ktau_model_add_stacks(m, s, 0, 0, 0, NULL)) {
+		ktau_model_free(m);
+		m = NULL;
+	}
+	ktau_stacks_free(s);
+	return m;
+}
+
+const struct ktau_model_routine *stacks_routine(const struct ktau_model *m, const char *name)
+{
+	const struct ktau_model_thread *t = ktau_model_thread(m, 0);
+
+	return t ? ktau_model_find_routine(t, name) : NULL;
+}
+
+const struct ktau_model_callpath *stacks_callpath(const struct ktau_model *m, const char *name)
+{
+	const struct ktau_model_thread *t = ktau_model_thread(m, 0);
+	size_t i;
+
+	for (i = 0; t && i < ktau_model_callpath_count(t); i++)
+		if (!strcmp(ktau_model_callpath(t, i)->name, name))
+			return ktau_model_callpath(t, i);
+	return NULL;
 }
 
 char *slurp(const char *path, size_t *len)
@@ -297,4 +350,74 @@ int run_tool(const char *var, char *const env_add[], struct run_result *r, ...)
 	va_end(ap);
 	argv[n] = NULL;
 	return run_program(argv, env_add, r);
+}
+
+int have_program(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/usr/bin/%s", name);
+	return !access(path, X_OK);
+}
+
+int protoc_decode(const char *path, struct run_result *r)
+{
+	char *cmd, *argv[4];
+	int ret;
+
+	/* protoc wants the .proto relative to a --proto_path */
+	if (asprintf(&cmd, "protoc --decode perftools.profiles.Profile "
+		     "--proto_path=\"$(dirname '%s')\" profile.proto < '%s'",
+		     test_fixture("profile.proto"), path) < 0)
+		return -ENOMEM;
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	ret = run_program(argv, NULL, r);
+	free(cmd);
+	return ret;
+}
+
+uint64_t protoc_value_total(const char *text, size_t index, size_t *samples)
+{
+	const char *p = text;
+	uint64_t sum = 0;
+
+	*samples = 0;
+	while ((p = strstr(p, "\nsample {\n"))) {
+		const char *end = strstr(p + 1, "\n}"), *v = p;
+		size_t i;
+
+		(*samples)++;
+		for (i = 0; i <= index && v; i++)
+			v = strstr(v + 1, "  value: ");
+		if (!v || (end && v > end))
+			return 0;
+		sum += strtoull(v + 9, NULL, 10);
+		p = v;
+	}
+	return sum;
+}
+
+int callgrind_annotate(const char *path, struct run_result *r)
+{
+	char *argv[] = { "/usr/bin/callgrind_annotate", (char *)path, NULL };
+
+	return run_program(argv, NULL, r);
+}
+
+uint64_t callgrind_program_total(const char *out)
+{
+	const char *tot = strstr(out, "PROGRAM TOTALS");
+	uint64_t v = 0;
+
+	if (!tot)
+		return 0;
+	while (tot > out && tot[-1] != '\n')
+		tot--;
+	for (; *tot && *tot != ' ' && *tot != '('; tot++)
+		if (*tot >= '0' && *tot <= '9')
+			v = v * 10 + (uint64_t)(*tot - '0');
+	return v;
 }

@@ -4,6 +4,7 @@
 #define KTAU_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ktau.h>
 
@@ -11,6 +12,18 @@
 struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err);
 struct ktau_functions *parse_functions_str(const char *text,
 					   struct ktau_parse_error *err);
+
+/* ktau_model_write_stream() into a malloc()ed string (its length in *len
+ * when len is not NULL); NULL on failure. */
+char *model_text(const struct ktau_model *m, enum ktau_model_format format, size_t *len);
+
+/* Stacks text parsed and added as thread 0 of a new sample model; NULL
+ * (err filled by the parser) on failure. */
+struct ktau_model *stacks_model(const char *text, enum ktau_stacks_format format,
+				struct ktau_parse_error *err);
+/* Thread 0's routine / callpath ("a => b") of that name, or NULL. */
+const struct ktau_model_routine *stacks_routine(const struct ktau_model *m, const char *name);
+const struct ktau_model_callpath *stacks_callpath(const struct ktau_model *m, const char *name);
 
 /* A whole file as a NUL-terminated malloc()ed string, or NULL. */
 char *slurp(const char *path, size_t *len);
@@ -42,6 +55,20 @@ int run_tool(const char *var, char *const env_add[], struct run_result *r, ...);
  * fn's return value (0..254) as the child's exit status, or -1 when the
  * child could not run or drop privileges. */
 int run_as_nobody(int (*fn)(void));
+
+/* An executable /usr/bin/<name>: the external readers are optional. */
+int have_program(const char *name);
+/* `protoc --decode perftools.profiles.Profile` of a pprof file, with the
+ * fixtures' profile.proto; 0 or -errno (r filled as by run_program). */
+int protoc_decode(const char *path, struct run_result *r);
+/* From protoc's text: the sum over samples of value[index], and the
+ * number of samples; 0 when a sample lacks that value. */
+uint64_t protoc_value_total(const char *text, size_t index, size_t *samples);
+/* `callgrind_annotate path`; 0 or -errno. */
+int callgrind_annotate(const char *path, struct run_result *r);
+/* The number on callgrind_annotate's PROGRAM TOTALS line (digits only,
+ * thousands separators skipped); 0 if there is none. */
+uint64_t callgrind_program_total(const char *out);
 
 /* The first line of text that starts with prefix once runs of blanks are
  * squeezed to one space (the squeezed line is copied to buf); NULL if none. */
