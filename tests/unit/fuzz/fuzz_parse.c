@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the /proc text parsers: make -C tests/unit fuzz
+ * libFuzzer target for the /proc text parsers and the archive reader:
+ * make -C tests/unit fuzz
  * Whatever parses must also survive validation, copying and arithmetic.
  */
 #include <stddef.h>
@@ -39,5 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ktau_control_status_group_enabled(c, ktau_control_status_group(c, i));
 	}
 	ktau_control_status_free(c);
+	ktau_archive_free(ktau_archive_parse(data, size, NULL));
 	return 0;
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the kernel's /proc/ktau/control command parser
+ * (kernel-ext/kernel/ktau/control_parse.c, the same file the kernel
+ * builds): it must never read past the buffer, and what it accepts must
+ * be a known operation, with groups only for enable/disable and only
+ * bits of known groups.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const groups[] = {
+	"syscall", "softirq", "irq", "sched", "exception", "kernel", "event",
+};
+#define NR_GROUPS (sizeof(groups) / sizeof(groups[0]))
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ktau_control_cmd cmd;
+	/* an exact-size copy, so that ASan sees any read past the end */
+	char *buf = malloc(size ? size : 1);
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	if (ktau_control_parse(buf, size, groups, NR_GROUPS, &cmd) == 0) {
+		if (cmd.op > KTAU_CONTROL_DISABLE)
+			abort();
+		if (cmd.op == KTAU_CONTROL_ENABLE || cmd.op == KTAU_CONTROL_DISABLE) {
+			if (!cmd.groups || (cmd.groups & ~((1UL << NR_GROUPS) - 1)))
+				abort();
+		}
+		if (size > KTAU_CONTROL_MAX_LEN)
+			abort();
+	}
+	free(buf);
+	return 0;
+}
