@@ -1,6 +1,6 @@
 #!/bin/bash
 # The kernel must build with CONFIG_KTAU=n: every hook the patches add then
-# compiles to nothing.  Builds, with the qemu config minus KTAU, every C
+# compiles to nothing.  Builds, with the test config minus KTAU, every C
 # file the patch series touches (each of them includes <linux/ktau.h> and
 # calls the hooks), in build/kernel-nokt.  Needs `make kernel` first (it
 # reuses the patched tree).  Prints PASS/FAIL lines.
@@ -11,10 +11,10 @@ BUILD=${BUILD:-$top/build}
 JOBS=${JOBS:-$(nproc)}
 tree=$BUILD/linux
 objdir=$BUILD/kernel-nokt
-base=$BUILD/kernel-qemu/.config
+base=$BUILD/kernel-${KCONFIG:-qemu}/.config
 
 if [ ! -f "$base" ] || [ ! -f "$tree/.ktau-applied/series" ]; then
-	echo "FAIL: ktau-off/config: no patched tree and qemu config in $BUILD (run make kernel)"
+	echo "FAIL: ktau-off/config: no patched tree and $base (run make kernel)"
 	exit 1
 fi
 mkdir -p "$objdir"

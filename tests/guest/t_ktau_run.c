@@ -246,8 +246,10 @@ static void check_tau(void)
 		return;
 	snprintf(path, sizeof(path), "%s/tau/profile.0.0.0", run.dir);
 	text = ktr_slurp(path, NULL);
-	ktr_check(run.r.status == 0 && text && strstr(text, "\n\"sys_getpid()\" 123 0 "),
-		  "tau", "%s: %s; expected a line '\"sys_getpid()\" 123 0 ...' (exit status %d)",
+	/* Name Calls Subrs ...: an interrupt or a preemption inside a getpid
+	 * gives it subroutines, so only the calls are exact */
+	ktr_check(run.r.status == 0 && text && strstr(text, "\n\"sys_getpid()\" 123 "),
+		  "tau", "%s: %s; expected a line '\"sys_getpid()\" 123 ...' (exit status %d)",
 		  path, text ? "no such line" : strerror(errno), run.r.status);
 	free(text);
 	tool_result_free(&run.r);

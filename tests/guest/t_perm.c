@@ -86,6 +86,8 @@ static void check_nondumpable(void)
 		int ktau_fd, environ_fd;
 		char result;
 
+		close(ready[0]);
+		close(hold[1]);	/* else its read() below never sees the end */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		/* its /proc files now belong to root, mode 0400 as before */
 		ktau_fd = open("/proc/self/ktau", O_RDONLY);

@@ -47,6 +47,12 @@ is_dynamic() {
 }
 is_dynamic "$BUSYBOX" && die "$BUSYBOX is not static (apt-get install busybox-static)"
 
+kmods=
+for m in ${KMOD:-}; do
+	[ -f "$m" ] || die "KMOD: no module $m (build the kernel first: make kernel)"
+	kmods="$kmods $(cd "$(dirname "$m")" && pwd)/$(basename "$m")"
+done
+
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ktau-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cd "$stage"
@@ -89,8 +95,7 @@ if [ -d "$BUILD/guest" ]; then
 		case "${f##*/}" in t_*) ntests=$((ntests + 1)) ;; esac
 	done
 fi
-for m in ${KMOD:-}; do
-	[ -f "$m" ] || die "KMOD: no module $m (build the kernel first: make kernel)"
+for m in $kmods; do
 	install -m 644 "$m" guest/
 done
 [ -f guest/run-all.sh ] || install -m 755 "$repo/tests/guest/run-all.sh" guest/run-all.sh

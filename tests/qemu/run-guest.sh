@@ -15,7 +15,8 @@
 #                                 (guest: /mnt/host; gets results.txt, dmesg.txt)
 #   -l, --log FILE       LOG      console log, CRs stripped (default BUILD/../qemu-MODE.log)
 #   -a, --append ARGS    APPEND   extra kernel command line arguments, after
-#                                 "console=ttyS0 panic=-1 tsc=reliable ktaumode=MODE"
+#                                 "console=ttyS0 panic=-1 tsc=reliable pci=noacpi
+#                                 ktaumode=MODE"
 #   -v, --verbose        VERBOSE=1  copy the console to stderr while it runs
 #       --check-log FILE          only check an existing console log
 #   Environment only: QEMU (qemu-system-x86_64), QEMU_CPU (max,vendor=GenuineIntel),
@@ -169,7 +170,10 @@ esac
 # clocksource watchdog compares it with jiffies (no HPET/ACPI PM timer in a
 # tinyconfig kernel), which lose ticks under emulation, and would mark the TSC
 # unstable a second after boot.
-cmdline="console=ttyS0 panic=-1 tsc=reliable ktaumode=$MODE${APPEND:+ $APPEND}"
+# pci=noacpi: PCI interrupts from the BIOS's routing table, not the ACPI
+# _PRT method, which the slow (debug, emulated) kernel can time out in,
+# leaving the virtio-9p share without an interrupt and its mount hung.
+cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi ktaumode=$MODE${APPEND:+ $APPEND}"
 # One TCG thread for all vCPUs: with QEMU 7.2's multi-threaded TCG, a vCPU
 # was seen executing a stale int3 after the kernel had finished patching a
 # static branch (text_poke_bp) and synced every CPU: an "Oops: int3" in
