@@ -44,6 +44,7 @@ tools: lib
 	@echo '==> building tools'
 	@$(MAKE) -s -C tools BUILD=$(USER_BUILD)
 	@$(MAKE) -s -C paraprof-export BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C examples BUILD=$(USER_BUILD)
 
 guest-tests:
 	@echo '==> building guest tests'

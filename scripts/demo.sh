@@ -9,7 +9,7 @@ out=${DEMO_OUT:-$top/ktau-demo}
 mkdir -p "$out"
 rm -f "$out/report.txt"
 
-echo "==> booting the ktau kernel under QEMU (software emulation; about 10 s)"
+echo "==> booting the ktau kernel under QEMU (software emulation; about 20 s)"
 if ! "$top/tests/qemu/run-guest.sh" --mode demo --share "$out" \
 	--kernel "$BUILD/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 	--timeout 300 --log "$BUILD/qemu-demo.log" > "$BUILD/demo-run.txt" 2>&1; then
@@ -24,5 +24,8 @@ fi
 echo
 cat "$out/report.txt"
 echo
-echo "==> files in $out/: report.txt, demo-shell.ktau (the raw /proc profile)"
-echo "    read a saved profile again with: build/user/bin/ktau-dump --input $out/demo-shell.ktau"
+echo "==> results in $out/:"
+echo "    report.txt   the report above"
+echo "    tau/         the merged user/kernel TAU profile: paraprof $out/tau"
+echo "    run/         ktau-run's saved profiles: build/user/bin/ktau-report --diff $out/run/before.ktau $out/run/after.ktau"
+echo "    demo.ktar    every task of the guest: build/user/bin/ktau-report --top 5 $out/demo.ktar"

@@ -26,24 +26,47 @@ void print_block_header(FILE *out, const struct ktau_profile *p,
 			"this profile is incomplete\n", ktau_block_dropped(b));
 }
 
+/* One row per routine: a profile keyed by user context (libktau's merged
+ * profiles) has a func record per context; the table sums them. */
+struct table_row {
+	const char *name;
+	const char *group;
+	uint64_t calls, incl, excl;
+};
+
 static int by_excl_desc(const void *a, const void *b)
 {
-	const struct ktau_func *fa = *(const struct ktau_func *const *)a;
-	const struct ktau_func *fb = *(const struct ktau_func *const *)b;
+	const struct table_row *ra = a, *rb = b;
 
-	if (fa->excl_cycles != fb->excl_cycles)
-		return fa->excl_cycles < fb->excl_cycles ? 1 : -1;
-	return strcmp(fa->name, fb->name);
+	if (ra->excl != rb->excl)
+		return ra->excl < rb->excl ? 1 : -1;
+	return strcmp(ra->name, rb->name);
 }
 
-static int has_ctx(const struct ktau_block *b)
+/* The rows of b, merged by routine name; their count in *nrows. */
+static struct table_row *table_rows(const struct ktau_block *b, size_t *nrows)
 {
-	size_t i;
+	size_t n = ktau_block_func_count(b), i, j, out = 0;
+	struct table_row *rows = calloc(n ? n : 1, sizeof(*rows));
 
-	for (i = 0; i < ktau_block_func_count(b); i++)
-		if (ktau_block_func(b, i)->ctx)
-			return 1;
-	return 0;
+	if (!rows)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct ktau_func *f = ktau_block_func(b, i);
+
+		for (j = 0; j < out && strcmp(rows[j].name, f->name); j++)
+			;
+		if (j == out) {
+			rows[out].name = f->name;
+			rows[out].group = f->group;
+			out++;
+		}
+		rows[j].calls += f->calls;
+		rows[j].incl += f->incl_cycles;
+		rows[j].excl += f->excl_cycles;
+	}
+	*nrows = out;
+	return rows;
 }
 
 /* Times print as "-" when the profile has no usable tsc_khz. */
@@ -75,39 +98,34 @@ static void block_totals(const struct ktau_block *b, uint64_t *calls, uint64_t *
 int print_flat_table_of(FILE *out, const struct ktau_profile *p,
 			const struct ktau_block *b, const struct ktau_block *all)
 {
-	size_t n = ktau_block_func_count(b), i;
-	const struct ktau_func **rows;
+	size_t n, n_all, i;
+	struct table_row *rows, *all_rows;
 	uint64_t total_excl, total_calls;
-	int ctx = has_ctx(all);
 
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
+	rows = table_rows(b, &n);
+	all_rows = table_rows(all, &n_all);
+	if (!rows || !all_rows) {
+		free(rows);
+		free(all_rows);
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		rows[i] = ktau_block_func(b, i);
+	}
+	free(all_rows);
 	block_totals(all, &total_calls, &total_excl);
 	qsort(rows, n, sizeof(*rows), by_excl_desc);
 
-	if (ctx)
-		fprintf(out, "%8s ", "ctx");
 	fprintf(out, "%-24s %-10s %12s %14s %14s %8s\n", "routine", "group", "calls",
 		"incl_usec", "excl_usec", "%kernel");
 	for (i = 0; i < n; i++) {
-		const struct ktau_func *f = rows[i];
+		const struct table_row *r = &rows[i];
 
-		if (ctx)
-			fprintf(out, "%8" PRIu64 " ", f->ctx);
-		fprintf(out, "%-24s %-10s %12" PRIu64, f->name, f->group, f->calls);
-		print_usec(out, p, f->incl_cycles);
-		print_usec(out, p, f->excl_cycles);
+		fprintf(out, "%-24s %-10s %12" PRIu64, r->name, r->group, r->calls);
+		print_usec(out, p, r->incl);
+		print_usec(out, p, r->excl);
 		fprintf(out, " %8.2f\n",
-			total_excl ? 100.0 * (double)f->excl_cycles / (double)total_excl : 0.0);
+			total_excl ? 100.0 * (double)r->excl / (double)total_excl : 0.0);
 	}
-	if (n < ktau_block_func_count(all))
-		fprintf(out, "(%zu more routines not shown)\n",
-			ktau_block_func_count(all) - n);
-	if (ctx)
-		fprintf(out, "%8s ", "");
+	if (n < n_all)
+		fprintf(out, "(%zu more routines not shown)\n", n_all - n);
 	fprintf(out, "%-24s %-10s %12" PRIu64 " %14s", "total", "", total_calls, "");
 	print_usec(out, p, total_excl);
 	fprintf(out, " %8.2f\n", total_excl ? 100.0 : 0.0);
@@ -154,21 +172,47 @@ int print_callgraph(FILE *out, const struct ktau_profile *p,
 	return 0;
 }
 
+struct event_row {
+	const char *name;
+	uint64_t count, min, max, sum;
+};
+
+/* Events merged by name over user contexts, like the flat table. */
 void print_events(FILE *out, const struct ktau_block *b)
 {
-	size_t n = ktau_block_event_count(b), i;
+	size_t n = ktau_block_event_count(b), i, j, nrows = 0;
+	struct event_row *rows;
 
 	if (!n)
 		return;
-	fprintf(out, "%-24s %12s %12s %12s %14s\n", "event", "count", "min", "max",
-		"mean");
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct ktau_event *e = ktau_block_event(b, i);
 
-		fprintf(out, "%-24s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14.3f\n",
-			e->name, e->count, e->min, e->max,
-			e->count ? (double)e->sum / (double)e->count : 0.0);
+		for (j = 0; j < nrows && strcmp(rows[j].name, e->name); j++)
+			;
+		if (j == nrows) {
+			rows[nrows].name = e->name;
+			rows[nrows].min = e->min;
+			rows[nrows].max = e->max;
+			nrows++;
+		}
+		rows[j].count += e->count;
+		rows[j].sum += e->sum;
+		if (e->min < rows[j].min)
+			rows[j].min = e->min;
+		if (e->max > rows[j].max)
+			rows[j].max = e->max;
 	}
+	fprintf(out, "%-24s %12s %12s %12s %14s\n", "event", "count", "min", "max",
+		"mean");
+	for (i = 0; i < nrows; i++)
+		fprintf(out, "%-24s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14.3f\n",
+			rows[i].name, rows[i].count, rows[i].min, rows[i].max,
+			rows[i].count ? (double)rows[i].sum / (double)rows[i].count : 0.0);
+	free(rows);
 }
 
 int print_block_tables(FILE *out, const struct ktau_profile *p,

@@ -1,28 +1,43 @@
 #!/bin/sh
-# The demo workload, run inside the guest by /init in demo mode: a small
-# program that reads, writes, sleeps and forks, then its kernel profile.
-# Output goes to the console and, when the host shares a directory, to
-# /mnt/host/ (report.txt, the raw profile).
+# The demo, run inside the guest by /init in demo mode: ktau-demo-app
+# (examples/: compute, file I/O, UDP over loopback, a sleep, fork+exec;
+# linked with libktau's user-level profiler) under ktau-run, then an
+# archive of every task.  Results go to /mnt/host/ when the host shares a
+# directory (else /tmp/ktau-demo):
+#   report.txt   what ktau-run printed, and the merged profile's summary
+#   run/         before.ktau, after.ktau, report.txt (ktau-run -o)
+#   tau/         the app's merged user/kernel TAU profile (ParaProf)
+#   demo.ktar    ktau-archive --all (ktau-report reads it on any machine)
 out=/tmp/ktau-demo
 [ -d /mnt/host ] && out=/mnt/host
 mkdir -p "$out"
+rm -rf "$out/run" "$out/tau" "$out/demo.ktar" "$out/report.txt"
 
-echo "==> guest: running the workload (dd, a pipe, sleep, fork+exec)"
-sh -c '
-	dd if=/dev/zero of=/tmp/file bs=4096 count=256 2>/dev/null
-	cat /tmp/file | wc -c > /dev/null
-	sleep 1
-	ls -lR /proc/self/ > /dev/null 2>&1
-	exec cat /proc/self/ktau > /dev/null
-'
+# the UDP phase sends over loopback
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 
-echo "==> guest: ktau-dump of the shell that ran the demo (its reaped children included)"
+echo "==> guest: ktau-run ktau-demo-app (compute, file I/O, UDP over loopback, sleep, fork+exec)"
+KTAU_PROFILE_DIR=$out/tau ktau-run -o "$out/run" ktau-demo-app 2> "$out/run-stderr.txt"
+status=$?
+echo "==> guest: ktau-archive of every task"
+ktau-archive -o "$out/demo.ktar" --all
+
 {
-	echo "Kernel profile of the demo shell (pid $$), children included:"
-	ktau-dump --children $$
+	echo "Kernel profile of ktau-demo-app and its children (ktau-run, exit status $status):"
+	cat "$out/run-stderr.txt"
 	echo
-	echo "Its caller => callee edges:"
-	ktau-dump --callgraph $$ | sed -n '/=>/p'
+	echo "Merged user/kernel profile of its main thread ($out/tau/profile.0.0.0):"
+	echo "each user routine, then the 3 kernel routines under it with the most"
+	echo "inclusive time (TAU callpaths; time in usec):"
+	printf '%-44s %8s %12s %12s\n' callpath calls excl_usec incl_usec
+	awk -F'"' '/^"main( => [a-z]+)?( => [^"]+)?"/ {
+		split($3, f, " ")
+		n = split($2, parts, " => ")
+		if (n > 3) next
+		key = parts[1] (n > 1 ? " => " parts[2] : "")
+		printf "%s\t%d\t%s\t%d\t%.1f\t%.1f\n", key, n, $2, f[1], f[3], f[4]
+	}' "$out/tau/profile.0.0.0" |
+	sort -t '	' -k1,1 -k2,2n -k6,6gr |
+	awk -F'	' '{ if ($2 < 3 || ++shown[$1] <= 3) printf "%-44s %8d %12.1f %12.1f\n", $3, $4, $5, $6 }'
 } > "$out/report.txt" 2>&1
-cat /proc/$$/ktau > "$out/demo-shell.ktau"
 cat "$out/report.txt"
