@@ -8,7 +8,7 @@
 # busybox sh compatible.  Usage: run-all.sh [TEST...]   (names without t_)
 
 dir=$(cd "$(dirname "$0")" && pwd)
-TEST_TIMEOUT=${TEST_TIMEOUT:-120}
+TEST_TIMEOUT=${TEST_TIMEOUT:-240}
 tmp=${TMPDIR:-/tmp}
 pass=0
 fail=0

@@ -214,8 +214,10 @@ int main(void)
 	ktr_check(sum.timer > 0, "TIMER",
 		  "TIMER softirq calls summed over %d CPU-bound processes: %" PRIu64
 		  ", expected > 0 (run at irq exit, charged to the interrupted task)", nok, sum.timer);
-	ktr_check(sum.irq > 0 && sum.irq_top * 10 >= sum.irq * 9, "irq-toplevel",
-		  "of %" PRIu64 " irq calls %" PRIu64 " have no caller, expected >= 90%% "
+	/* the rest arrive while the preempted task is in the scheduler or on
+	 * its way back to user mode: more of them on a slow (debug) kernel */
+	ktr_check(sum.irq > 0 && sum.irq_top * 3 >= sum.irq * 2, "irq-toplevel",
+		  "of %" PRIu64 " irq calls %" PRIu64 " have no caller, expected >= 2/3 "
 		  "(the busy loop is user mode)", sum.irq, sum.irq_top);
 	ktr_check(maxsys <= MAX_SETUP_SYSCALLS, "few-syscalls",
 		  "a busy child has %" PRIu64 " syscall calls, expected <= %d (its loop makes none)",

@@ -11,7 +11,10 @@
  *     1000 getpid() starts and stops, none after it is unregistered;
  *     EBUSY for a group taken, ENOENT for nothing to unregister;
  *   - the module unloads;
- *   - filling the id table: refused with ENOSPC at CONFIG_KTAU_MAX_FIDS,
+ *   - a thread that times 1000 distinct run-time ids reads back complete,
+ *     every one of them, nothing dropped;
+ *   - filling the id table from 4 kernel threads at once: each refused
+ *     with ENOSPC at CONFIG_KTAU_MAX_FIDS,
  *     counted in the control file, and a KTAU_START whose name cannot be
  *     registered counts as dropped.  This spends every id of the boot: it
  *     runs last of this test, and run-all.sh runs this test after the
@@ -285,6 +288,42 @@ static void check_unload(void)
 		  stat(TEST_FILE, &st) ? "gone" : "still there");
 }
 
+/* One thread that touched TOUCH run-time ids: its profile lists them all. */
+#define TOUCH 1000
+
+static void check_touch(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	size_t funcs = 0, once = 0;
+	uint64_t edges = 0;
+
+	if (cmd("touch %d", TOUCH) || field("timed") != TOUCH) {
+		ktr_fail("touch", "touch %d: %s", TOUCH, result);
+		return;
+	}
+	b = self_thread(&p, "touch-profile");
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		if (strncmp(b->funcs[i].name, "ktau_touch_", 11))
+			continue;
+		funcs++;
+		once += b->funcs[i].calls == 1;
+	}
+	for (size_t i = 0; i < b->nedges; i++)
+		if (!strncmp(b->edges[i].name, "ktau_touch_", 11) &&
+		    !strcmp(b->edges[i].parent, "write"))
+			edges += b->edges[i].calls;
+	ktr_check(funcs == TOUCH && once == TOUCH && edges == TOUCH && !b->dropped,
+		  "thousands-of-ids-complete",
+		  "a thread that timed %d distinct ids: %zu listed (%zu with 1 call), %" PRIu64
+		  " write => ktau_touch_* calls, dropped %ld; expected %d, %d, %d, 0",
+		  TOUCH, funcs, once, edges, b->dropped, TOUCH, TOUCH, TOUCH);
+	ktr_info("touch", "%zu lines in the thread's profile", b->nfuncs + b->nedges);
+	ktr_free(&p);
+}
+
 static long ctl_value(const char *key, long *max)
 {
 	size_t len;
@@ -319,10 +358,11 @@ static void check_fill(void)
 	ktr_info("fill", "%s", strtok(result, "\n"));
 	used = ctl_value("fids", &max);
 	refused = ctl_value("fids_refused", NULL);
-	ktr_check(field("error") == -ENOSPC && field("last") == max - 1 && used == max &&
-		  field("again") >= 0, "fill-enospc",
-		  "%s; control: fids %ld/%ld; expected error=%d at last=%ld and the "
-		  "existing name still found", result, used, max, -ENOSPC, max - 1);
+	ktr_check(field("threads") == 4 && field("error") == -ENOSPC &&
+		  field("last") == max - 1 && used == max && field("again") >= 0,
+		  "fill-enospc", "%s; control: fids %ld/%ld; expected 4 threads all refused "
+		  "with error=%d, the last id %ld, and an existing name still found", result,
+		  used, max, -ENOSPC, max - 1);
 	ktr_check(refused >= 2, "fill-refusals-counted", "fids_refused %ld, expected >= 2 "
 		  "(the fill's last try and the site's)", refused);
 	b = self_thread(&p, "fill-profile");
@@ -345,6 +385,7 @@ int main(void)
 	check_unload();
 	if (load_module())
 		return ktr_exit();
+	check_touch();
 	check_fill();
 	system("rmmod ktau_test");
 	return ktr_exit();

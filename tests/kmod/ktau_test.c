@@ -17,13 +17,15 @@
  *                      writer's process's points)
  *   unhandler MASK     ktau_unregister_handler(MASK)
  *   errors             the API's answers to bad arguments
- *   fill               register ids until refused; then a KTAU_START
- *                      whose name cannot be registered
+ *   touch N            start and stop N distinct run-time ids once each
+ *   fill               4 kernel threads register ids until refused; then
+ *                      a KTAU_START whose name cannot be registered
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/minmax.h>
 #include <linux/ktau.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -254,28 +256,99 @@ static void test_errors(void)
 		 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9]);
 }
 
-/* ---- fill ----------------------------------------------------------- */
+/* ---- touch --------------------------------------------------------- */
 
-static void test_fill(void)
+/* Start and stop n distinct run-time ids once each, in the caller. */
+static void test_touch(unsigned int n)
 {
+	unsigned int i, timed = 0;
 	char name[32];
-	unsigned int n = 0;
-	int fid, last = -1;
 
-	for (;;) {
-		snprintf(name, sizeof(name), "ktau_fill_%u", n);
+	for (i = 0; i < n; i++) {
+		int fid;
+
+		snprintf(name, sizeof(name), "ktau_touch_%u", i);
 		fid = ktau_get_fid(name, KTAU_GROUP_KERNEL);
 		if (fid < 0)
 			break;
-		last = fid;
-		n++;
+		ktau_start_fid(fid);
+		ktau_stop_fid(fid);
+		timed++;
+	}
+	snprintf(result, sizeof(result), "touch timed=%u\n", timed);
+}
+
+/* ---- fill ----------------------------------------------------------- */
+
+struct fill_thread {
+	struct completion *go;
+	struct completion done;
+	unsigned int index;
+	unsigned int registered;
+	int last;
+	int error;
+};
+
+/* Registers distinct names until refused. */
+static int fill_thread_fn(void *arg)
+{
+	struct fill_thread *t = arg;
+	char name[32];
+	int fid;
+
+	wait_for_completion(t->go);
+	for (;;) {
+		snprintf(name, sizeof(name), "ktau_fill_%u_%u", t->index, t->registered);
+		fid = ktau_get_fid(name, KTAU_GROUP_KERNEL);
+		if (fid < 0)
+			break;
+		t->last = max(t->last, fid);
+		t->registered++;
+	}
+	t->error = fid;
+	complete(&t->done);
+	return 0;
+}
+
+/* FILL_THREADS kernel threads at once, up to and past the limit. */
+#define FILL_THREADS	4
+
+static void test_fill(void)
+{
+	struct fill_thread t[FILL_THREADS] = { };
+	DECLARE_COMPLETION_ONSTACK(go);
+	unsigned int i, started = 0, registered = 0;
+	int last = -1, error = 0;
+
+	for (i = 0; i < FILL_THREADS; i++) {
+		struct task_struct *k;
+
+		t[i].go = &go;
+		t[i].index = i;
+		t[i].last = -1;
+		init_completion(&t[i].done);
+		k = kthread_run(fill_thread_fn, &t[i], "ktau_fill/%u", i);
+		if (IS_ERR(k))
+			break;
+		started++;
+	}
+	complete_all(&go);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&t[i].done);
+		registered += t[i].registered;
+		last = max(last, t[i].last);
+		/* every thread must have met the same refusal */
+		if (!i)
+			error = t[i].error;
+		else if (t[i].error != error)
+			error = 1;
 	}
 	/* A site whose name cannot be registered counts a drop per use. */
 	KTAU_START("ktau_test_after_full");
 	KTAU_STOP("ktau_test_after_full");
 	snprintf(result, sizeof(result),
-		 "fill registered=%u last=%d error=%d again=%d\n", n, last, fid,
-		 ktau_get_fid("ktau_fill_0", KTAU_GROUP_KERNEL));
+		 "fill threads=%u registered=%u last=%d error=%d again=%d\n", started,
+		 registered, last, error, ktau_get_fid("ktau_fill_0_0", KTAU_GROUP_KERNEL));
 }
 
 /* ---- /proc/ktau_test ------------------------------------------------ */
@@ -304,6 +377,8 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 		test_handler_off(a);
 	else if (!strncmp(buf, "errors", 6))
 		test_errors();
+	else if (sscanf(buf, "touch %u", &a) == 1)
+		test_touch(a);
 	else if (!strncmp(buf, "fill", 4))
 		test_fill();
 	else

@@ -4,7 +4,8 @@
 # Mode, from the kernel command line `ktaumode=check|demo|shell` (an unknown
 # parameter: the kernel passes it to init in the environment), else
 # /etc/ktau-mode, else check:
-#   check  run /guest/run-all.sh (every guest test; PASS:/FAIL: lines)
+#   check  run /guest/run-all.sh (every guest test, or those of
+#          `ktautests=a,b`; PASS:/FAIL: lines)
 #   demo   run /demo.sh
 #   shell  an interactive shell on the console
 # Then print KTAU-GUEST-DONE and power off (reboot -f; QEMU runs with -no-reboot).
@@ -25,7 +26,9 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts 2>/dev/null
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm 2>/dev/null
 
+# the kernel hands unknown name=value parameters to init as variables
 mode=${ktaumode:-}
+tests=$(echo "${ktautests:-}" | tr , ' ')
 if [ -z "$mode" ]; then
 	for w in $(cat /proc/cmdline); do
 		case "$w" in ktaumode=*) mode=${w#ktaumode=} ;; esac
@@ -53,7 +56,8 @@ rc=0
 case "$mode" in
 check)
 	if [ -x /guest/run-all.sh ]; then
-		/guest/run-all.sh 2>&1 | tee /tmp/results.txt
+		# shellcheck disable=SC2086 # a list of test names
+		/guest/run-all.sh ${tests:-} 2>&1 | tee /tmp/results.txt
 		grep -q '^FAIL: ' /tmp/results.txt && rc=1
 	else
 		echo "FAIL: init/run-all: /guest/run-all.sh missing from the initramfs"
