@@ -9,9 +9,10 @@
  * children block before the fork and after the last reap is exactly the
  * command's tree.  Reading, diffing and writing are libktau's.
  */
-#define _GNU_SOURCE	/* getopt_long, strsignal */
+#define _GNU_SOURCE	/* getopt_long, strsignal, asprintf */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,12 @@ static const char usage_text[] =
 "                    difference in the children block) and report.txt\n"
 "      --tau         also write a TAU profile directory of the command's kernel\n"
 "                    profile, DIR/tau (for ParaProf and pprof); without -o,\n"
-"                    DIR is " DEFAULT_OUTDIR "\n"
+"                    DIR is " DEFAULT_OUTDIR ". And run COMMAND with libktau's\n"
+"                    user-level profiler preloaded (LD_PRELOAD of $KTAU_PRELOAD,\n"
+"                    else ../lib/libktau.so.0 next to ktau-run, when present):\n"
+"                    each thread's user routines with the kernel time they\n"
+"                    caused under them, one TAU file per thread, in\n"
+"                    DIR/tau-user ($KTAU_PROFILE_DIR when set)\n"
 "      --follow      after COMMAND ends, also wait for its orphaned descendants\n"
 "                    (daemons, background jobs) to end, so that they are in the\n"
 "                    profile; SIGINT or SIGTERM stops that wait. Without it,\n"
@@ -377,15 +383,41 @@ static int save_all(const struct options *o, const struct report *r,
 }
 
 /*
- * The one place where --tau will add libktau's user-level profiler to the
- * command: LD_PRELOAD of its library and KTAU_PROFILE_DIR pointing at
- * DIR/tau, so that each thread's user routines, merged with its kernel
- * time, land next to the kernel profile. Until that library is installed,
- * --tau writes the kernel profile only and the command runs untouched.
+ * libktau's user-level profiler for the command (--tau): its shared
+ * library is preloaded ($KTAU_PRELOAD, else ../lib/libktau.so.0 next to
+ * this program) and writes each thread's user routines, with the kernel
+ * time they caused under them, into DIR/tau-user (or $KTAU_PROFILE_DIR
+ * when set). Programs linked with libktau write there too. Runs in the
+ * child, between fork and exec.
  */
 static void setup_user_profiler(void *arg)
 {
-	(void)arg;
+	const struct options *o = arg;
+	const char *lib = getenv("KTAU_PRELOAD"), *old = getenv("LD_PRELOAD");
+	char own[PATH_MAX], dir[PATH_MAX + 32], *preload;
+	ssize_t n;
+
+	if (!getenv("KTAU_PROFILE_DIR")) {
+		snprintf(dir, sizeof(dir), "%s/tau-user", o->outdir);
+		setenv("KTAU_PROFILE_DIR", dir, 1);
+	}
+	if (!lib) {
+		n = readlink("/proc/self/exe", own, sizeof(own) - 1);
+		if (n <= 0)
+			return;
+		own[n] = '\0';
+		*strrchr(own, '/') = '\0';
+		snprintf(dir, sizeof(dir), "%s/../lib/libktau.so.0", own);
+		lib = dir;
+	}
+	if (access(lib, R_OK))
+		return;
+	if (old && *old && asprintf(&preload, "%s:%s", lib, old) >= 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		free(preload);
+	} else {
+		setenv("LD_PRELOAD", lib, 1);
+	}
 }
 
 /* A stopped recording or no enabled group would give an empty report. */
@@ -422,8 +454,8 @@ static int run(const struct options *o)
 	warn_if_not_recording();
 	join_command(o->command, r.command_line, sizeof(r.command_line));
 	fflush(NULL);	/* nothing buffered may be written twice by the child */
-	ret = child_run(o->command, o->follow, o->tau ? setup_user_profiler : NULL, NULL,
-			&r.run);
+	ret = child_run(o->command, o->follow, o->tau ? setup_user_profiler : NULL,
+			(void *)o, &r.run);
 	if (ret) {
 		fprintf(stderr, "ktau-run: cannot start '%s': %s\n", o->command[0],
 			strerror(-ret));

@@ -397,3 +397,29 @@ TEST(run_profile_unreadable_after)
 	ASSERT_CONTAINS(r.err, "ktau-run: the command ended with exit status 4\n");
 	run_result_free(&r);
 }
+
+/* --tau preloads libktau (found next to ktau-run) into an unmodified
+ * program: its user profile lands in DIR/tau-user. The host kernel has
+ * no ktau, so the profile is user-only (the library says so, once). */
+TEST(run_tau_preloads_the_user_profiler)
+{
+	const char *progs = getenv("USERPROF_PROGS");
+	struct fake_run f;
+	struct run_result r;
+	char out[4200], prog[4200], path[4300], *text;
+
+	ASSERT_NOT_NULL(progs);
+	snprintf(prog, sizeof(prog), "%s/prog-plain", progs);
+	ASSERT_EQ(0, fake_init(&f, "run-after.ktau"));
+	snprintf(out, sizeof(out), "%s/out", f.root);
+	ASSERT_EQ(0, RUN(&r, &f, "-o", out, "--tau", prog));
+	ASSERT_EQ(0, r.status);
+	snprintf(path, sizeof(path), "%s/tau-user/profile.0.0.0", out);
+	text = slurp(path, NULL);
+	fake_free(&f);
+	ASSERT_NOT_NULL(text);
+	ASSERT_CONTAINS(text, "\".TAU application\" 1 ");
+	ASSERT_CONTAINS(r.err, "ktau: kernel profiles will not be merged");
+	free(text);
+	run_result_free(&r);
+}
