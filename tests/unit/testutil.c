@@ -314,22 +314,89 @@ const char *line_starting(const char *text, const char *prefix, char *buf, size_
 	return NULL;
 }
 
+/* Copy file src to dst with mode; 0 or -1. */
+static int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out;
+	ssize_t n = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	close(in);
+	if (out < 0 || close(out) || n < 0)
+		return -1;
+	return chmod(dst, mode);
+}
+
+/*
+ * The tools under test live in the build tree, which user nobody may not
+ * be able to reach (a checkout in a 0700 directory): in the child, still
+ * as root, every KTAU_* variable naming an executable file is pointed at
+ * a copy in dir, which nobody can read.
+ */
+static void tools_for_nobody(const char *dir)
+{
+	extern char **environ;
+	char **names = NULL;
+	size_t n = 0;
+
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		struct stat st;
+		char **grown;
+
+		if (strncmp(*e, "KTAU_", 5) || !eq || stat(eq + 1, &st) ||
+		    !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*names));
+		if (!grown)
+			break;
+		names = grown;
+		names[n++] = strndup(*e, (size_t)(eq - *e));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *src = names[i] ? getenv(names[i]) : NULL;
+		char dst[4200];
+
+		if (!src)
+			continue;
+		snprintf(dst, sizeof(dst), "%s/%s", dir, strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
+		if (!copy_file(src, dst, 0755))
+			setenv(names[i], dst, 1);
+		free(names[i]);
+	}
+	free(names);
+}
+
 int run_as_nobody(int (*fn)(void))
 {
-	int status;
+	char dir[] = "/tmp/ktau-nobody-XXXXXX";
+	int status, ret;
 	pid_t pid;
 
+	if (!mkdtemp(dir) || chmod(dir, 0755))
+		return -1;
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		remove_tree(dir);
 		return -1;
+	}
 	if (pid == 0) {
+		tools_for_nobody(dir);
 		if (geteuid() == 0 && setresuid(65534, 65534, 65534))
 			_exit(255);
 		_exit(fn());
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+	ret = waitpid(pid, &status, 0);
+	remove_tree(dir);
+	if (ret < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
 		return -1;
 	return WEXITSTATUS(status);
 }
