@@ -51,7 +51,7 @@ rm -rf "$root"
 mkdir -p "$root/bench"
 cp "$BUILD"/user/bench/* "$root/bench/"
 "$top/scripts/bench-tracers.sh" "$root" >&2
-EXTRA=$root KMOD= "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
+EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
 	die "packing the initramfs failed"
 
 for role in nokt ktau trace; do
