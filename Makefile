@@ -24,6 +24,7 @@ help:
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
+	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
 
@@ -56,6 +57,11 @@ user: lib tools guest-tests
 .PHONY: bench-programs
 bench-programs: lib
 	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
+
+# the benchmark table: three kernels, each booted under qemu -icount (< 30 min)
+.PHONY: bench
+bench: deps
+	@BUILD=$(BUILD) scripts/bench.sh
 
 initramfs: user
 	@echo '==> packing the guest initramfs'

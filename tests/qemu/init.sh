@@ -1,13 +1,14 @@
 #!/bin/sh
 # /init of the ktau test initramfs (installed by tests/qemu/mkinitramfs.sh).
 #
-# Mode, from the kernel command line `ktaumode=check|demo|shell` (an unknown
+# Mode, from the kernel command line `ktaumode=check|demo|shell|bench` (an unknown
 # parameter: the kernel passes it to init in the environment), else
 # /etc/ktau-mode, else check:
 #   check  run /guest/run-all.sh (every guest test, or those of
 #          `ktautests=a,b`; PASS:/FAIL: lines)
 #   demo   run /demo.sh
 #   shell  an interactive shell on the console
+#   bench  run /bench/guest-bench.sh (`make bench`; BENCH lines)
 # Then print KTAU-GUEST-DONE and power off (reboot -f; QEMU runs with -no-reboot).
 # A virtio-9p share tagged `hostshare`, if there is one, is mounted at
 # /mnt/host; results.txt and dmesg.txt are copied there at the end.
@@ -78,12 +79,21 @@ demo)
 		rc=1
 	fi
 	;;
+bench)
+	if [ -x /bench/guest-bench.sh ]; then
+		/bench/guest-bench.sh
+		rc=$?
+	else
+		echo "INFO: init: no /bench/guest-bench.sh in this initramfs"
+		rc=1
+	fi
+	;;
 shell)
 	echo "ktau test guest: busybox shell; 'exit' powers off"
 	setsid cttyhack sh -l
 	;;
 *)
-	echo "FAIL: init/mode: unknown ktaumode '$mode' (check, demo, shell)"
+	echo "FAIL: init/mode: unknown ktaumode '$mode' (check, demo, shell, bench)"
 	rc=1
 	;;
 esac

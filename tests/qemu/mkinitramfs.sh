@@ -7,7 +7,7 @@
 #        BUILD/bin/ go to /usr/local/bin, BUILD/guest/ (guest tests +
 #        run-all.sh) to /guest; either may be missing or empty.
 # OUT    the initramfs file to write (e.g. build/initramfs.cpio.gz)
-# MODE   default mode baked into /etc/ktau-mode (check|demo|shell; default
+# MODE   default mode baked into /etc/ktau-mode (check|demo|shell|bench; default
 #        check); the kernel command line `ktaumode=...` overrides it.
 #
 # Environment:
@@ -34,7 +34,7 @@ EXTRA=${EXTRA:-$BUILD/rootfs-extra}
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 warn() { echo "mkinitramfs: warning: $*" >&2; }
 
-case "$MODE" in check|demo|shell) ;; *) die "unknown mode '$MODE' (check, demo, shell)" ;; esac
+case "$MODE" in check|demo|shell|bench) ;; *) die "unknown mode '$MODE' (check, demo, shell, bench)" ;; esac
 [ -x "$BUSYBOX" ] || die "no busybox at $BUSYBOX (apt-get install busybox-static)"
 for t in cpio gzip find; do
 	command -v "$t" >/dev/null || die "'$t' not found"

@@ -9,7 +9,7 @@
 #   -k, --kernel FILE    KERNEL   kernel image (default BUILD/../bzImage)
 #   -i, --initrd FILE    INITRD   initramfs (default BUILD/../initramfs.cpio.gz,
 #                                 (re)built by mkinitramfs.sh when missing or stale)
-#   -m, --mode MODE      MODE     check | demo | shell (default check)
+#   -m, --mode MODE      MODE     check | demo | shell | bench (default check)
 #   -t, --timeout SECS   TIMEOUT  hard limit for the whole run (default 120)
 #   -s, --share DIR      SHARE    host dir shared over virtio-9p as `hostshare`
 #                                 (guest: /mnt/host; gets results.txt, dmesg.txt)
@@ -17,6 +17,9 @@
 #   -a, --append ARGS    APPEND   extra kernel command line arguments, after
 #                                 "console=ttyS0 panic=-1 tsc=reliable pci=noacpi
 #                                 ktaumode=MODE"
+#   -c, --icount SHIFT   ICOUNT   deterministic guest clock: -icount shift=SHIFT
+#                                 (0: the guest's TSC and clocks advance 1 ns per
+#                                 executed instruction; `make bench` uses it)
 #   -v, --verbose        VERBOSE=1  copy the console to stderr while it runs
 #       --check-log FILE          only check an existing console log
 #   Environment only: QEMU (qemu-system-x86_64), QEMU_CPU (max,vendor=GenuineIntel),
@@ -45,6 +48,7 @@ SHARE=${SHARE:-}
 LOG=${LOG:-}
 APPEND=${APPEND:-}
 VERBOSE=${VERBOSE:-}
+ICOUNT=${ICOUNT:-}
 QEMU=${QEMU:-qemu-system-x86_64}
 # TCG's `max` CPU says AuthenticAMD without invtsc: Linux then marks the TSC
 # unstable on SMP.  As GenuineIntel family 15 it gets constant_tsc and the
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 	-s|--share) SHARE=${2:?"missing value for $1"}; shift ;;
 	-l|--log) LOG=${2:?"missing value for $1"}; shift ;;
 	-a|--append) APPEND=${2:?"missing value for $1"}; shift ;;
+	-c|--icount) ICOUNT=${2:?"missing value for $1"}; shift ;;
 	-v|--verbose) VERBOSE=1 ;;
 	--check-log) CHECK_ONLY=${2:?"missing value for $1"}; shift ;;
 	-h|--help) usage 0 ;;
@@ -127,8 +132,9 @@ if [ -n "$CHECK_ONLY" ]; then
 	exit
 fi
 
-case "$MODE" in check|demo|shell) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
+case "$MODE" in check|demo|shell|bench) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*) echo "run-guest: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
+case "$ICOUNT" in *[!0-9]*) echo "run-guest: bad icount shift '$ICOUNT'" >&2; exit 2 ;; esac
 KERNEL=${KERNEL:-$BUILD/../bzImage}
 LOG=${LOG:-$BUILD/../qemu-$MODE.log}
 
@@ -184,6 +190,7 @@ qemu=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
 	-machine pc -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
 	-serial mon:stdio
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline")
+[ -n "$ICOUNT" ] && qemu+=(-icount "shift=$ICOUNT")
 if [ -n "$SHARE" ]; then
 	mkdir -p "$SHARE" || exit 2
 	qemu+=(-virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hs")

@@ -26,8 +26,15 @@ void __ktau_enter_from_user(void)
 
 	if (!kt || !kt->ctx_word)
 		return;
-	if (copy_from_user_nofault(&ctx, kt->ctx_word, sizeof(ctx)))
+	/*
+	 * copy_from_user_nofault() without its checks, which cost more
+	 * than the read: the address passed access_ok() when it was
+	 * registered (fork keeps it, exec drops it), and this is no NMI.
+	 */
+	pagefault_disable();
+	if (__get_user(ctx, kt->ctx_word))
 		ctx = 0;
+	pagefault_enable();
 	kt->ctx = ctx;
 }
 

@@ -90,19 +90,17 @@ void ktau_task_free(struct task_struct *tsk)
 	kmem_cache_free(ktau_task_cache, kt);
 }
 
-/* The profile of current, made on first use when fork could not. */
-struct ktau_task *ktau_current(void)
+/* ktau_current() when fork could not make the profile. */
+struct ktau_task *ktau_current_alloc(void)
 {
-	struct ktau_task *kt = current->ktau;
+	struct ktau_task *kt = ktau_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
 
-	if (likely(kt))
-		return kt;
-	kt = ktau_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	WRITE_ONCE(current->ktau, kt);
 	return kt;
 }
 
-static struct ktau_entry *ktau_probe(struct ktau_table *t, u64 key)
+static __always_inline struct ktau_entry *ktau_probe(struct ktau_table *t,
+						     u64 key)
 {
 	unsigned int i = reciprocal_scale(hash_64(key, 32), t->slots);
 
@@ -173,17 +171,21 @@ struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key)
 }
 
 /*
- * The inclusive time is stored before the exclusive time so that a
- * reader that loads them in the other order never sees exclusive >
- * inclusive.
+ * ktau_table_entry() for the hot paths: a key already in the table is
+ * found inline; inserting (and growing) stays out of line.
  */
-void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl)
+static __always_inline struct ktau_entry *
+ktau_table_find(struct ktau_table __rcu **tp, u64 key)
 {
-	WRITE_ONCE(e->calls, e->calls + calls);
-	WRITE_ONCE(e->incl, e->incl + incl);
-	/* Pairs with smp_rmb() in ktau_block_add_table(). */
-	smp_wmb();
-	WRITE_ONCE(e->excl, e->excl + excl);
+	struct ktau_table *t = rcu_dereference_raw(*tp);
+
+	if (likely(t)) {
+		struct ktau_entry *e = ktau_probe(t, key);
+
+		if (likely(e->key == key))
+			return e;
+	}
+	return ktau_table_entry(tp, key);
 }
 
 /* An event's count, minimum and maximum (the other entry has the sums). */
@@ -233,13 +235,14 @@ static void ktau_task_reset(struct ktau_task *kt)
 	WRITE_ONCE(kt->clear_gen, READ_ONCE(ktau_clear_gen));
 }
 
-static void ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
+static __always_inline void ktau_account(struct ktau_task *kt, u64 key,
+					 u64 incl, u64 excl)
 {
 	struct ktau_entry *e;
 
 	if (unlikely(ktau_task_cleared(kt)))
 		ktau_task_reset(kt);
-	e = ktau_table_entry(&kt->table, key);
+	e = ktau_table_find(&kt->table, key);
 
 	if (likely(e))
 		ktau_entry_add(e, 1, incl, excl);
@@ -462,15 +465,29 @@ static __always_inline void
 ktau_syscall_start(long nr, unsigned int (*to_fid)(unsigned long nr))
 {
 	struct ktau_task *kt;
+	struct ktau_frame *f;
 	unsigned long flags;
+	unsigned int fid;
+	u64 now;
 
 	local_irq_save(flags);
 	kt = ktau_current();
 	if (likely(kt)) {
 		kt->depth = 0;
 		kt->overflow = 0;
-		if (likely(nr != -1))
-			ktau_push(kt, to_fid(nr), get_cycles());
+		if (likely(nr != -1)) {
+			/* ktau_push() on an empty stack */
+			now = get_cycles();
+			fid = to_fid(nr);
+			ktau_handlers(fid, KTAU_HANDLER_START, &now);
+			kt->gen = READ_ONCE(ktau_gen);
+			f = &kt->stack[0];
+			f->fid = fid;
+			f->parent_slot = KTAU_NO_PARENT;
+			f->child = 0;
+			f->start = now;
+			kt->depth = 1;
+		}
 	}
 	local_irq_restore(flags);
 }
@@ -506,20 +523,32 @@ static void ktau_syscall_bytes(struct ktau_task *kt, unsigned int fid,
 	}
 }
 
-/* The syscall's frame is the bottom one, whatever its number was. */
+/*
+ * The syscall's frame is the bottom one, whatever its number was: frames
+ * above it lost their stop and are discarded, as ktau_pop() does.  This
+ * is ktau_pop() of that frame, inline.
+ */
 void __ktau_syscall_exit(long ret)
 {
 	u64 now = get_cycles();
 	struct ktau_task *kt;
+	struct ktau_frame *f;
 	unsigned long flags;
+	u64 incl, excl;
 
 	local_irq_save(flags);
 	kt = current->ktau;
 	if (likely(kt) && kt->depth && kt->gen == READ_ONCE(ktau_gen)) {
+		f = &kt->stack[0];
 		kt->depth = 1;
 		kt->overflow = 0;
-		ktau_syscall_bytes(kt, kt->stack[0].fid, ret);
-		ktau_pop(kt, kt->stack[0].fid, now);
+		ktau_syscall_bytes(kt, f->fid, ret);
+		kt->depth = 0;
+		incl = now - f->start;
+		excl = likely(incl > f->child) ? incl - f->child : 0;
+		ktau_account(kt, KTAU_KEY(kt->ctx, f->parent_slot, f->fid),
+			     incl, excl);
+		ktau_handlers(f->fid, KTAU_HANDLER_STOP, &now);
 	}
 	local_irq_restore(flags);
 }

@@ -73,10 +73,9 @@ int ktau_fid_group(unsigned int fid)
 	return ktau_funcs[fid].group;
 }
 
-unsigned int ktau_sys64_fid(unsigned long nr)
+/* The numbers ktau_sys64_fid() does not map inline. */
+unsigned int ktau_sys64_fid_other(unsigned long nr)
 {
-	if (likely(nr < KTAU_NR_SYSCALL64))
-		return nr;
 #ifdef CONFIG_X86_X32_ABI
 	nr &= ~__X32_SYSCALL_BIT;
 	if (nr < KTAU_NR_SYSCALL64)

@@ -148,7 +148,16 @@ unsigned int ktau_nr_fids(void);
 const char *ktau_fid_name(unsigned int fid);
 const char *ktau_group_name(unsigned int group);
 int ktau_fid_group(unsigned int fid);
-unsigned int ktau_sys64_fid(unsigned long nr);
+unsigned int ktau_sys64_fid_other(unsigned long nr);
+
+/* A 64-bit system call's id: its number, but for x32 and invalid ones. */
+static __always_inline unsigned int ktau_sys64_fid(unsigned long nr)
+{
+	if (likely(nr < KTAU_NR_SYSCALL64))
+		return nr;
+	return ktau_sys64_fid_other(nr);
+}
+
 unsigned int ktau_ia32_fid(unsigned long nr);
 int ktau_fid_init(void);
 unsigned int ktau_fids_refused(void);
@@ -157,10 +166,34 @@ unsigned int ktau_fids_refused(void);
 void ktau_start(unsigned int fid);
 void ktau_stop(unsigned int fid);
 void ktau_unwind(struct ktau_task *kt);
-struct ktau_task *ktau_current(void);
+struct ktau_task *ktau_current_alloc(void);
+
+/* The profile of current, made on first use when fork could not. */
+static __always_inline struct ktau_task *ktau_current(void)
+{
+	struct ktau_task *kt = current->ktau;
+
+	return likely(kt) ? kt : ktau_current_alloc();
+}
+
 void ktau_count_dropped(void);
 struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
-void ktau_entry_add(struct ktau_entry *e, u64 calls, u64 incl, u64 excl);
+
+/*
+ * The inclusive time is stored before the exclusive time so that a
+ * reader that loads them in the other order never sees exclusive >
+ * inclusive.
+ */
+static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
+					   u64 incl, u64 excl)
+{
+	WRITE_ONCE(e->calls, e->calls + calls);
+	WRITE_ONCE(e->incl, e->incl + incl);
+	/* Pairs with smp_rmb() in ktau_block_add_table(). */
+	smp_wmb();
+	WRITE_ONCE(e->excl, e->excl + excl);
+}
+
 void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
 unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 			     const struct ktau_table *src);

@@ -1,0 +1,86 @@
+#!/bin/sh
+# The guest side of `make bench` (issue 7): run by /init in mode `bench`
+# (tests/qemu/init.sh), under `qemu -icount shift=0`.  What it measures
+# depends on the kernel, named on the command line as ktaubench=ROLE:
+#   nokt    CONFIG_KTAU=n: the baseline system calls, faults, round trips
+#   ktau    ktau off at run time, on, on with a user context; memory per
+#           task; profile reads with 1 000 and 10 000 tasks; user timers
+#   trace   the tracing kernel: ktau off, then ftrace raw_syscalls events,
+#           a kprobe, the function profiler, strace -c -f, perf trace -s
+# Every result is a line "BENCH KEY VALUE" on the console (scripts/bench.sh
+# collects them); "BENCH KEY.unavailable REASON" says why one is missing.
+B=/bench
+role=${ktaubench:-}
+if [ -z "$role" ]; then
+	for w in $(cat /proc/cmdline); do
+		case "$w" in ktaubench=*) role=${w#ktaubench=} ;; esac
+	done
+fi
+echo "BENCH role $role"
+echo "BENCH kernel $(uname -r)"
+$B/syscost --calibrate
+
+control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
+	echo "$1" >/proc/ktau/control || echo "BENCH control.unavailable '$1' failed"
+}
+
+tracefs=/sys/kernel/tracing
+tracer() {	# tracer LABEL FILE ON OFF: syscost with FILE holding ON, then OFF
+	if [ -w "$tracefs/$2" ]; then
+		echo "$3" >"$tracefs/$2" && $B/syscost "$1"
+		echo "$4" >"$tracefs/$2"
+	else
+		echo "BENCH $1.unavailable no $tracefs/$2 in this kernel"
+	fi
+}
+
+case "$role" in
+nokt)
+	[ -e /proc/ktau ] && echo "BENCH nokt.unavailable this kernel has ktau"
+	$B/syscost nokt
+	;;
+ktau)
+	control 'disable all'
+	$B/syscost off
+	control 'enable all'
+	$B/syscost on
+	$B/syscost ctx --context || echo "BENCH ctx.unavailable the kernel refused the user context word"
+	$B/user_timer
+	$B/task_memory
+	# the default limit of a 1 GiB guest is about 8 000 threads
+	echo 30000 >/proc/sys/kernel/threads-max
+	$B/profile_read 1000 10000
+	;;
+trace)
+	control 'disable all'
+	$B/syscost trace_base
+	mount -t tracefs tracefs $tracefs 2>/dev/null
+	tracer ftrace_syscalls events/raw_syscalls/enable 1 0
+	if echo 'p:bench_getpid __x64_sys_getpid' >"$tracefs/kprobe_events" 2>/dev/null; then
+		tracer kprobe_getpid events/kprobes/bench_getpid/enable 1 0
+		echo '-:bench_getpid' >>"$tracefs/kprobe_events"
+	else
+		echo "BENCH kprobe_getpid.unavailable no kprobe events in this kernel"
+	fi
+	tracer function_profiler function_profile_enabled 1 0
+	if command -v strace >/dev/null; then
+		strace -c -f -o /tmp/strace.txt $B/syscost strace ||
+			echo "BENCH strace.unavailable strace failed"
+		sed 's/^/INFO: strace -c: /' /tmp/strace.txt | head -n 8
+	else
+		echo "BENCH strace.unavailable strace is not in the initramfs"
+	fi
+	if command -v perf >/dev/null; then
+		perf trace -s -o /tmp/perf.txt $B/syscost perf_trace ||
+			echo "BENCH perf_trace.unavailable perf trace failed"
+		grep -m 8 . /tmp/perf.txt 2>/dev/null | sed 's/^/INFO: perf trace -s: /'
+	else
+		echo "BENCH perf_trace.unavailable perf is not in the initramfs"
+	fi
+	echo "BENCH bpftrace.unavailable bpftrace needs BTF (CONFIG_DEBUG_INFO_BTF, pahole) and a much bigger kernel than this tinyconfig one"
+	;;
+*)
+	echo "BENCH role.unavailable unknown ktaubench '$role' (nokt, ktau, trace)"
+	exit 1
+	;;
+esac

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counting instructions in a guest run under `qemu -icount shift=0`: the
+ * virtual clock, and with it the TSC, advances one tick per executed
+ * instruction, so rdtsc differences are instruction counts and repeat
+ * exactly.  What a run measures is everything the (single) CPU executed:
+ * the program, the kernel on its behalf, and any other task or interrupt
+ * that ran meanwhile; the minimum of several short runs drops the runs a
+ * timer tick fell into.
+ */
+#ifndef KTAU_BENCH_ICOUNT_H
+#define KTAU_BENCH_ICOUNT_H
+
+#include <stdint.h>
+
+static inline uint64_t icount_now(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/* The raw system call, without libc's wrapper around it. */
+static inline long sys3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* Shorter than a tick (4 M instructions at HZ=250): most runs see none. */
+#define ICOUNT_RUN_BUDGET	400000
+#define ICOUNT_RUNS		15
+
+/*
+ * One measured loop: @run executes the operation @n times.  The bench
+ * calls @setup before and @teardown after each run, outside the count.
+ */
+struct icount_op {
+	const char *name;
+	void (*setup)(void *arg, long n);
+	void (*run)(void *arg, long n);
+	void (*teardown)(void *arg, long n);
+	void *arg;
+};
+
+/* Instructions per iteration of @op: the minimum over ICOUNT_RUNS runs. */
+double icount_per_call(const struct icount_op *op);
+
+#endif

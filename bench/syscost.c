@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * syscost — instructions per system call, pipe round trip and page
+ * fault, for `make bench` (issue 7).  Run in a guest under
+ * `qemu -icount shift=0` (see icount.h); each value is the minimum over
+ * several runs minus the same loop with an empty body.
+ *
+ *   syscost LABEL [--context]
+ *
+ * Prints "BENCH LABEL.OP VALUE" for OP in getpid read16 close_ebadf
+ * pipe_rtt page_fault.  --context registers a ktau user context word
+ * (prctl(PR_KTAU_SET_CONTEXT)) and stores a routine id into it before
+ * each operation, as libktau's merged profiler does; it fails (exit 1)
+ * when the kernel refuses the word.  "syscost --calibrate" checks the
+ * clock: a 2-instruction loop must read 2.000 per iteration.
+ * Exit status: 0 done, 1 a system call failed, 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "icount.h"
+
+#ifndef PR_KTAU_SET_CONTEXT
+#define PR_KTAU_SET_CONTEXT 0x4b544155
+#endif
+
+#define PAGE	4096
+
+struct bench_state {
+	volatile uint32_t *word;	/* the context word, or NULL */
+	int zero_fd;			/* /dev/zero */
+	int to_child, from_child;	/* the pipe round trip's ends */
+	char *pages;			/* fresh pages of the fault loop */
+	int prefault;			/* touch them in setup: the empty loop */
+};
+
+/* The store a user-level profiler makes at each routine boundary. */
+#define CONTEXT_STORE(s, i)						\
+	do {								\
+		if ((s)->word)						\
+			*(s)->word = 1 + ((uint32_t)(i) & 1);		\
+	} while (0)
+
+#define BENCH_LOOP(fn, body)						\
+	static void fn(void *arg, long n)				\
+	{								\
+		struct bench_state *s = arg;				\
+		char buf[16];						\
+									\
+		(void)buf;						\
+		for (long i = 0; i < n; i++) {				\
+			CONTEXT_STORE(s, i);				\
+			body;						\
+		}							\
+	}
+
+BENCH_LOOP(loop_empty, __asm__ volatile("" ::: "memory"))
+BENCH_LOOP(loop_getpid, sys3(SYS_getpid, 0, 0, 0))
+BENCH_LOOP(loop_read16, sys3(SYS_read, s->zero_fd, (long)buf, 16))
+BENCH_LOOP(loop_close_ebadf, sys3(SYS_close, -1, 0, 0))
+BENCH_LOOP(loop_pipe_rtt,
+	   sys3(SYS_write, s->to_child, (long)buf, 1);
+	   sys3(SYS_read, s->from_child, (long)buf, 1))
+BENCH_LOOP(loop_touch, s->pages[i * PAGE] = 1)
+
+static void pages_map(void *arg, long n)
+{
+	struct bench_state *s = arg;
+
+	s->pages = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->pages == MAP_FAILED) {
+		perror("syscost: mmap");
+		exit(1);
+	}
+	if (s->prefault)
+		memset(s->pages, 0, (size_t)n * PAGE);
+}
+
+static void pages_unmap(void *arg, long n)
+{
+	struct bench_state *s = arg;
+
+	munmap(s->pages, (size_t)n * PAGE);
+}
+
+/* The other end of the round trip: echo each byte back until EOF. */
+static pid_t echo_child(struct bench_state *s)
+{
+	int down[2], up[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(down) || pipe(up)) {
+		perror("syscost: pipe");
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("syscost: fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		while (read(down[0], &c, 1) == 1 && write(up[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	s->to_child = down[1];
+	s->from_child = up[0];
+	return pid;
+}
+
+static double net_cost(struct bench_state *s, void (*run)(void *, long),
+		       void (*setup)(void *, long), void (*teardown)(void *, long))
+{
+	struct icount_op op = { "op", setup, run, teardown, s };
+	struct icount_op empty = { "empty", setup, loop_empty, teardown, s };
+	double cost, base;
+
+	if (run == loop_touch) {
+		/* the empty loop of a fault: the same stores, pages present */
+		empty.run = loop_touch;
+		s->prefault = 1;
+	}
+	base = icount_per_call(&empty);
+	s->prefault = 0;
+	cost = icount_per_call(&op);
+	return cost - base;
+}
+
+/* A loop of exactly two instructions per iteration, @k iterations. */
+static void two_instruction_loop(long k)
+{
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k));
+}
+
+/* Both clocks over the loop, the least of several runs (ticks excluded). */
+static void calibrate(void)
+{
+	const long iters = 100000;
+	double by_tsc = 1e300, by_clock = 1e300;
+
+	for (int r = 0; r < ICOUNT_RUNS; r++) {
+		struct timespec a, b;
+		uint64_t t0, t1;
+		double ns;
+
+		t0 = icount_now();
+		two_instruction_loop(iters);
+		t1 = icount_now();
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		two_instruction_loop(iters);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+		if ((double)(t1 - t0) / iters < by_tsc)
+			by_tsc = (double)(t1 - t0) / iters;
+		if (ns / iters < by_clock)
+			by_clock = ns / iters;
+	}
+	printf("BENCH calibrate.rdtsc %.3f\n", by_tsc);
+	printf("BENCH calibrate.clock_gettime %.3f\n", by_clock);
+}
+
+int main(int argc, char **argv)
+{
+	static volatile uint32_t word;
+	struct bench_state s = { 0 };
+	const char *label;
+	pid_t child;
+	int status;
+
+	if (argc == 2 && !strcmp(argv[1], "--calibrate")) {
+		calibrate();
+		return 0;
+	}
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--context"))) {
+		fprintf(stderr, "usage: syscost LABEL [--context] | syscost --calibrate\n");
+		return 2;
+	}
+	label = argv[1];
+	if (argc == 3) {
+		if (prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&word, 0UL, 0UL, 0UL)) {
+			perror("syscost: prctl(PR_KTAU_SET_CONTEXT)");
+			return 1;
+		}
+		s.word = &word;
+	}
+	s.zero_fd = open("/dev/zero", O_RDONLY);
+	if (s.zero_fd < 0) {
+		perror("syscost: /dev/zero");
+		return 1;
+	}
+	child = echo_child(&s);
+	printf("BENCH %s.getpid %.1f\n", label, net_cost(&s, loop_getpid, NULL, NULL));
+	printf("BENCH %s.read16 %.1f\n", label, net_cost(&s, loop_read16, NULL, NULL));
+	printf("BENCH %s.close_ebadf %.1f\n", label, net_cost(&s, loop_close_ebadf, NULL, NULL));
+	printf("BENCH %s.pipe_rtt %.1f\n", label, net_cost(&s, loop_pipe_rtt, NULL, NULL));
+	printf("BENCH %s.page_fault %.1f\n", label,
+	       net_cost(&s, loop_touch, pages_map, pages_unmap));
+	fflush(stdout);
+	close(s.to_child);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) {
+		fprintf(stderr, "syscost: the pipe child did not exit cleanly\n");
+		return 1;
+	}
+	return 0;
+}

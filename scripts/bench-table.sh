@@ -1,0 +1,123 @@
+#!/bin/bash
+# Print the `make bench` table (issue 7) from the guests' "BENCH KEY VALUE"
+# lines (bench/guest-bench.sh), with each goal, its measured value and
+# "met" or "NOT met".  A missing value prints as "-" and its goal as
+# "NOT measured"; the table never fails on a goal.
+#
+#   scripts/bench-table.sh RESULTS
+set -euo pipefail
+
+results=${1:?usage: bench-table.sh RESULTS}
+[ -r "$results" ] || { echo "bench-table: cannot read $results" >&2; exit 1; }
+
+awk '
+$1 == "BENCH" {
+	key = $2
+	$1 = ""; $2 = ""
+	sub(/^ +/, "")
+	v[key] = $0
+}
+function has(k) { return (k in v) && v[k] != "" }
+# a signed whole number; never "-0"
+function signed(x,    s) {
+	s = sprintf("%+.0f", x)
+	return s == "-0" ? "+0" : s
+}
+function num(k) { return v[k] + 0 }
+# the cell of op in row r: its instructions, and what it adds over base
+function cell(r, op, base,    s) {
+	if (!has(r "." op))
+		return "-"
+	s = sprintf("%.0f", num(r "." op))
+	if (base != "" && has(base "." op))
+		s = s " (" signed(num(r "." op) - num(base "." op)) ")"
+	return s
+}
+function row(label, r, base,    i, line) {
+	if (has(r ".unavailable")) {
+		printf "%-40s not measured: %s\n", label, v[r ".unavailable"]
+		return
+	}
+	line = sprintf("%-40s", label)
+	for (i = 1; i <= nops; i++)
+		line = line sprintf(" %17s", cell(r, ops[i], base))
+	print line
+}
+# the largest added instructions over the plain system calls, and each
+function added(r, base,    i, m, d, op) {
+	m = ""
+	each = ""
+	for (i = 1; i <= 3; i++) {
+		op = ops[i]
+		if (!has(r "." op) || !has(base "." op))
+			return ""
+		d = num(r "." op) - num(base "." op)
+		if (m == "" || d > m)
+			m = d
+		each = each (i > 1 ? ", " : "") names[i] " " signed(d)
+	}
+	return m
+}
+function goal(text, measured, ok) {
+	printf "%-52s %-50s %s\n", text, measured, ok == "" ? "NOT measured" : (ok ? "met" : "NOT met")
+}
+END {
+	nops = split("getpid read16 close_ebadf pipe_rtt page_fault", ops, " ")
+	split("getpid read close", names, " ")
+	print "ktau overhead: instructions per operation (make bench; qemu-system-x86_64 -icount shift=0, 1 CPU)"
+	printf "clock check: a 2-instruction loop reads %s per iteration by rdtsc, %s by clock_gettime\n",
+		has("calibrate.rdtsc") ? v["calibrate.rdtsc"] : "-",
+		has("calibrate.clock_gettime") ? v["calibrate.clock_gettime"] : "-"
+	print "(minimum of 15 runs, the empty loop subtracted; in parentheses: added over the row named)"
+	print ""
+	printf "%-40s %17s %17s %17s %17s %17s\n", "", "getpid()", "read(16 B)", "close(-1)", "pipe round trip", "page fault"
+	row("1 ktau compiled out", "nokt", "")
+	row("2 ktau in, all groups off (vs 1)", "off", "nokt")
+	row("3 ktau on, all groups (vs 1)", "on", "nokt")
+	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
+	row("5 tracing kernel, ktau off", "trace_base", "")
+	row("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")
+	row("5b kprobe on __x64_sys_getpid (vs 5)", "kprobe_getpid", "trace_base")
+	row("5c ftrace function profiler (vs 5)", "function_profiler", "trace_base")
+	row("5d strace -c -f (vs 5)", "strace", "trace_base")
+	row("5e perf trace -s (vs 5)", "perf_trace", "trace_base")
+	row("5f bpftrace", "bpftrace", "")
+	print ""
+
+	mem = has("mem.typical_task") ? num("mem.typical_task") : ""
+	printf "memory per task (the per-task part and its table): %s B for a busybox sleep, %s B for a task with 300 function ids (%s func lines), %s B on average over the %s tasks of the guest\n",
+		has("mem.typical_task") ? v["mem.typical_task"] : "-",
+		has("mem.fid300_task") ? v["mem.fid300_task"] : "-",
+		has("mem.fid300_funcs") ? v["mem.fid300_funcs"] : "-",
+		has("mem.avg_task") ? v["mem.avg_task"] : "-", has("mem.tasks") ? v["mem.tasks"] : "-"
+	p1 = has("profile_read.1000") ? num("profile_read.1000") : ""
+	p10 = has("profile_read.10000") ? num("profile_read.10000") : ""
+	printf "/proc/ktau/profile read whole: %s instructions with %s tasks (%s bytes), %s with %s tasks (%s bytes)\n",
+		p1 == "" ? "-" : p1, has("profile_read.1000.tasks") ? v["profile_read.1000.tasks"] : "1000",
+		has("profile_read.1000.bytes") ? v["profile_read.1000.bytes"] : "-",
+		p10 == "" ? "-" : p10, has("profile_read.10000.tasks") ? v["profile_read.10000.tasks"] : "10000",
+		has("profile_read.10000.bytes") ? v["profile_read.10000.bytes"] : "-"
+	um = has("user_timer.merge") ? num("user_timer.merge") : ""
+	uu = has("user_timer.nomerge") ? num("user_timer.nomerge") : ""
+	us = has("user_timer.merge.syscalls") ? num("user_timer.merge.syscalls") : ""
+	printf "libktau timer start/stop pair: %s instructions user-only, %s merged with the kernel%s; system calls per 1000 merged pairs: %s\n",
+		uu == "" ? "-" : uu, um == "" ? "-" : um,
+		has("user_timer.merge_refused") ? " (the kernel REFUSED the context word)" : "",
+		us == "" ? "-" : us
+	print ""
+
+	printf "%-52s %-50s %s\n", "goal (issue 7)", "measured", "result"
+	a = added("on", "nokt")
+	goal("ktau on: <= 60 added instructions per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 60)
+	a = added("off", "nokt")
+	goal("ktau off at run time: <= 4 added per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 4)
+	goal("memory: <= 1 KiB per typical task",
+		mem == "" ? "-" : sprintf("%d B (busybox sleep)", mem), mem == "" ? "" : mem <= 1024)
+	ok = (um == "" || uu == "" || us == "" || has("user_timer.merge_refused")) ? "" : (us == 0 && um <= 2 * uu)
+	goal("merged user timer pair: no syscall, <= 2x user-only",
+		um == "" ? "-" : sprintf("%.0f vs %.0f (%.2fx), %d syscalls/1000 pairs", um, uu, uu > 0 ? um / uu : 0, us), ok)
+	r = (p1 == "" || p10 == "") ? "" : (p10 / num("profile_read.10000.tasks")) / (p1 / num("profile_read.1000.tasks"))
+	goal("profile read: linear in tasks, no quadratic step",
+		r == "" ? "-" : sprintf("%.0f vs %.0f per task (x%.2f for 10x tasks)", p1 / num("profile_read.1000.tasks"), p10 / num("profile_read.10000.tasks"), r),
+		r == "" ? "" : r <= 1.5)
+}' "$results"

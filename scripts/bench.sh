@@ -1,0 +1,74 @@
+#!/bin/bash
+# `make bench` (issue 7): ktau's overhead, deterministic, in one table.
+#
+# Builds three kernels from the same tree (tests/configs/bench-nokt: ktau
+# compiled out; qemu: ktau; bench-trace: ktau plus ftrace, kprobes, perf
+# events and BPF), the benchmark programs of bench/ and an initramfs with
+# them (plus Debian's strace and perf with their libraries, when
+# installed), boots each kernel once under `qemu-system-x86_64 -icount
+# shift=0` (one CPU; the guest clock advances 1 ns per instruction, so
+# every number is an instruction count and repeats exactly), and prints
+# the table of scripts/bench-table.sh: every issue-7 goal with its
+# measured value and "met" or "NOT met".
+#
+# A goal that is not met does not fail: this is a benchmark, not a test.
+# Exit status: 0 the table was printed; 1 a build or a guest run failed
+# (its log is named).
+#
+# Environment: BUILD (default build/), JOBS (kernel make jobs, default
+# nproc), BENCH_TIMEOUT (seconds per guest run, default 1200).  Logs and
+# the guests' raw BENCH lines are kept in BUILD/bench/.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+JOBS=${JOBS:-$(nproc)}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-1200}
+out=$BUILD/bench
+root=$out/rootfs
+initrd=$out/initramfs.cpio.gz
+mkdir -p "$out"
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+start=$(date +%s)
+
+say "building libktau and the benchmark programs"
+make -s -C "$top" bench-programs >"$out/programs.log" 2>&1 ||
+	die "building the benchmark programs failed (see $out/programs.log)"
+
+for k in bench-nokt qemu bench-trace; do
+	say "building kernel $k (log: $out/kernel-$k.log)"
+	JOBS=$JOBS BUILD=$BUILD "$top/scripts/build-kernel.sh" "$k" >"$out/kernel-$k.log" 2>&1 ||
+		die "building kernel $k failed: $(tail -n 3 "$out/kernel-$k.log")"
+done
+grep -q '^CONFIG_KTAU=y' "$BUILD/kernel-bench-nokt/.config" &&
+	die "kernel bench-nokt has CONFIG_KTAU=y (tests/configs/bench-nokt.config)"
+
+# The guest root: the programs, and the tracers with what they load.
+say "packing the bench initramfs"
+rm -rf "$root"
+mkdir -p "$root/bench"
+cp "$BUILD"/user/bench/* "$root/bench/"
+"$top/scripts/bench-tracers.sh" "$root" >&2
+EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
+	die "packing the initramfs failed"
+
+for role in nokt ktau trace; do
+	case $role in
+	nokt) kernel=$BUILD/bzImage-bench-nokt ;;
+	ktau) kernel=$BUILD/bzImage-qemu ;;
+	trace) kernel=$BUILD/bzImage-bench-trace ;;
+	esac
+	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
+	QEMU_SMP=1 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" \
+		--mode bench --icount 0 --kernel "$kernel" --initrd "$initrd" \
+		--append "ktaubench=$role" --timeout "$BENCH_TIMEOUT" \
+		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1 ||
+		die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
+	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"
+done
+
+cat "$out"/bench-nokt.txt "$out"/bench-ktau.txt "$out"/bench-trace.txt >"$out/results.txt"
+say "done in $(( $(date +%s) - start )) s; raw results: $out/results.txt"
+"$top/scripts/bench-table.sh" "$out/results.txt" | tee "$out/table.txt"
