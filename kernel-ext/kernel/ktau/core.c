@@ -264,20 +264,20 @@ static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
 	u64 range_key = KTAU_KEY(kt->ctx, KTAU_EVENT_RANGE, fid);
 	struct ktau_entry *sum, *range;
 	u64 sumsq;
+	struct ktau_table *t;
 
 	if (unlikely(ktau_task_cleared(kt)))
 		ktau_task_reset(kt);
-	/*
-	 * Inserting the second entry may move the table: look the first
-	 * one up again afterwards, it is found where the move put it.
-	 */
-	sum = ktau_table_entry(&kt->table, sum_key);
-	range = sum ? ktau_table_entry(&kt->table, range_key) : NULL;
+	sum = ktau_table_find(&kt->table, sum_key);
+	t = rcu_dereference_raw(kt->table);
+	range = sum ? ktau_table_find(&kt->table, range_key) : NULL;
 	if (unlikely(!range)) {
 		kt->dropped++;
 		return;
 	}
-	sum = ktau_table_entry(&kt->table, sum_key);
+	/* Inserting the range entry grew the table: the sum entry moved. */
+	if (unlikely(rcu_dereference_raw(kt->table) != t))
+		sum = ktau_table_find(&kt->table, sum_key);
 	if (check_add_overflow(sum->excl, ktau_square_sat(value), &sumsq))
 		sumsq = U64_MAX;
 	WRITE_ONCE(sum->calls, sum->calls + 1);
