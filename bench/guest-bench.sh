@@ -7,6 +7,8 @@
 #           task; profile reads with 1 000 and 10 000 tasks; user timers
 #   trace   the tracing kernel: ktau off, then ftrace raw_syscalls events,
 #           a kprobe, the function profiler, strace -c -f, perf trace -s
+#   quick   either kernel: the per-call rows alone (nokt, or off/on/ctx),
+#           in a minute, for working on the hooks (scripts/bench.sh --quick)
 # Every result is a line "BENCH KEY VALUE" on the console (scripts/bench.sh
 # collects them); "BENCH KEY.unavailable REASON" says why one is missing.
 B=/bench
@@ -35,6 +37,17 @@ tracer() {	# tracer LABEL FILE ON OFF: syscost with FILE holding ON, then OFF
 }
 
 case "$role" in
+quick)
+	if [ -e /proc/ktau ]; then
+		control 'disable all'
+		$B/syscost off
+		control 'enable all'
+		$B/syscost on
+		$B/syscost ctx --context
+	else
+		$B/syscost nokt
+	fi
+	;;
 nokt)
 	[ -e /proc/ktau ] && echo "BENCH nokt.unavailable this kernel has ktau"
 	$B/syscost nokt

@@ -15,6 +15,10 @@
 # Exit status: 0 the table was printed; 1 a build or a guest run failed
 # (its log is named).
 #
+# --quick: only the per-call rows (system calls, round trip, fault) of the
+# bench-nokt and qemu kernels, printed raw with the differences: a few
+# minutes, for work on the hooks.
+#
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
 # nproc), BENCH_TIMEOUT (seconds per guest run, default 1200).  Logs and
 # the guests' raw BENCH lines are kept in BUILD/bench/.
@@ -28,6 +32,15 @@ out=$BUILD/bench
 root=$out/rootfs
 initrd=$out/initramfs.cpio.gz
 mkdir -p "$out"
+quick=
+case ${1:-} in
+--quick) quick=1 ;;
+'') ;;
+*) printf 'usage: scripts/bench.sh [--quick]\n' >&2; exit 2 ;;
+esac
+kernels="bench-nokt qemu bench-trace"
+roles="nokt ktau trace"
+[ -z "$quick" ] || { kernels="bench-nokt qemu"; roles="nokt ktau"; }
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -37,7 +50,7 @@ say "building libktau and the benchmark programs"
 make -s -C "$top" bench-programs >"$out/programs.log" 2>&1 ||
 	die "building the benchmark programs failed (see $out/programs.log)"
 
-for k in bench-nokt qemu bench-trace; do
+for k in $kernels; do
 	say "building kernel $k (log: $out/kernel-$k.log)"
 	JOBS=$JOBS BUILD=$BUILD "$top/scripts/build-kernel.sh" "$k" >"$out/kernel-$k.log" 2>&1 ||
 		die "building kernel $k failed: $(tail -n 3 "$out/kernel-$k.log")"
@@ -54,7 +67,7 @@ cp "$BUILD"/user/bench/* "$root/bench/"
 EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
 	die "packing the initramfs failed"
 
-for role in nokt ktau trace; do
+for role in $roles; do
 	case $role in
 	nokt) kernel=$BUILD/bzImage-bench-nokt ;;
 	ktau) kernel=$BUILD/bzImage-qemu ;;
@@ -63,12 +76,19 @@ for role in nokt ktau trace; do
 	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
 	QEMU_SMP=1 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" \
 		--mode bench --icount 0 --kernel "$kernel" --initrd "$initrd" \
-		--append "ktaubench=$role" --timeout "$BENCH_TIMEOUT" \
+		--append "ktaubench=$([ -n "$quick" ] && echo quick || echo "$role")" --timeout "$BENCH_TIMEOUT" \
 		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1 ||
 		die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"
 done
 
+if [ -n "$quick" ]; then
+	awk '$2 ~ /^nokt\./ { split($2, k, "."); base[k[2]] = $3 }
+	     $2 ~ /^(off|on|ctx)\./ { split($2, k, ".");
+		printf "%-24s %12.1f  (%+.1f)\n", $2, $3, $3 - base[k[2]] }' \
+		"$out"/bench-nokt.txt "$out"/bench-ktau.txt
+	exit 0
+fi
 cat "$out"/bench-nokt.txt "$out"/bench-ktau.txt "$out"/bench-trace.txt >"$out/results.txt"
 say "done in $(( $(date +%s) - start )) s; raw results: $out/results.txt"
 "$top/scripts/bench-table.sh" "$out/results.txt" | tee "$out/table.txt"

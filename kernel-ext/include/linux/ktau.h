@@ -19,6 +19,7 @@ struct signal_struct;
 struct seq_file;
 struct pid_namespace;
 struct pid;
+struct pt_regs;
 
 /* The groups a function id belongs to; each can be switched at run time. */
 enum ktau_group {
@@ -52,7 +53,10 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 
 #ifdef CONFIG_KTAU
 
+#include <asm/ibt.h>
+
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
+extern struct static_key_false ktau_sysentry_key;
 
 #define ktau_group_on(group) \
 	static_branch_unlikely(&ktau_group_keys[(group)])
@@ -64,8 +68,9 @@ void ktau_thread_release(struct task_struct *tsk);
 void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p);
 void ktau_signal_free(struct signal_struct *sig);
 
-void __ktau_syscall_enter(long nr);
-void __ktau_syscall_exit(long ret);
+__noendbr long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
+long __ktau_syscall_renumber(long nr);
+__noendbr void __ktau_syscall_exit(long ret);
 void __ktau_ia32_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
@@ -104,20 +109,43 @@ int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
 int proc_tgid_ktau(struct seq_file *m, struct pid_namespace *ns,
 		   struct pid *pid, struct task_struct *task);
 
-/* Called from the x86-64 syscall dispatcher with interrupts enabled. */
-static __always_inline void ktau_syscall_enter(long nr)
+/*
+ * A 64-bit system call's entry, from syscall_enter_from_user_mode() with
+ * interrupts still off, before the entry work: it starts the call's
+ * timer and reads the user context word (ktau_enter_from_user()), behind
+ * one static key.  Returns @nr: the caller's copy of the number then
+ * need not be saved across a call that the key skips.
+ */
+static __always_inline long ktau_syscall_enter(const struct pt_regs *regs,
+					       long nr)
 {
-	if (ktau_group_on(KTAU_GROUP_SYSCALL))
-		__ktau_syscall_enter(nr);
+	if (static_branch_unlikely(&ktau_sysentry_key))
+		return __ktau_syscall_enter(regs, nr);
+	return nr;
 }
 
+/*
+ * After entry work that may have changed the number (-1: skipped).
+ * Returns @nr, as ktau_syscall_enter() does.
+ */
+static __always_inline long ktau_syscall_renumber(long nr)
+{
+	if (ktau_group_on(KTAU_GROUP_SYSCALL))
+		return __ktau_syscall_renumber(nr);
+	return nr;
+}
+
+/* The ia32 paths, once the entry work has settled the number. */
 static __always_inline void ktau_ia32_syscall_enter(long nr)
 {
 	if (ktau_group_on(KTAU_GROUP_SYSCALL))
 		__ktau_ia32_syscall_enter(nr);
 }
 
-/* @ret: the call's return value, for the bytes of reads and writes. */
+/*
+ * Every system call's exit, with interrupts off, after the exit work.
+ * @ret: the call's return value, for the bytes of reads and writes.
+ */
 static __always_inline void ktau_syscall_exit(long ret)
 {
 	if (ktau_group_on(KTAU_GROUP_SYSCALL))
@@ -176,9 +204,10 @@ static __always_inline void ktau_schedule_exit(void)
 }
 
 /*
- * On every entry from user mode, with interrupts off: read the user
- * context word the task registered, which keys what it records until
- * it returns.  Costs a no-op until some task registers one.
+ * On every entry from user mode but a 64-bit system call's (whose hook
+ * does it), with interrupts off: read the user context word the task
+ * registered, which keys what it records until it returns.  Costs a
+ * no-op until some task registers one.
  */
 static __always_inline void ktau_enter_from_user(void)
 {
@@ -253,7 +282,16 @@ static inline void ktau_thread_release(struct task_struct *tsk) { }
 static inline void ktau_child_reaped(struct signal_struct *psig,
 				     struct task_struct *p) { }
 static inline void ktau_signal_free(struct signal_struct *sig) { }
-static inline void ktau_syscall_enter(long nr) { }
+static inline long ktau_syscall_enter(const struct pt_regs *regs, long nr)
+{
+	return nr;
+}
+
+static inline long ktau_syscall_renumber(long nr)
+{
+	return nr;
+}
+
 static inline void ktau_ia32_syscall_enter(long nr) { }
 static inline void ktau_syscall_exit(long ret) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }

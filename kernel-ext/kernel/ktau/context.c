@@ -35,7 +35,7 @@ void __ktau_enter_from_user(void)
 	if (__get_user(ctx, kt->ctx_word))
 		ctx = 0;
 	pagefault_enable();
-	kt->ctx = ctx;
+	kt->ctx_key = KTAU_CTX_KEY(ctx);
 }
 
 int ktau_set_context(unsigned long addr, unsigned long arg3,
@@ -53,13 +53,17 @@ int ktau_set_context(unsigned long addr, unsigned long arg3,
 	kt = ktau_current();
 	if (kt) {
 		kt->ctx_word = word;
-		kt->ctx = 0;
+		kt->ctx_key = 0;
 	}
 	local_irq_restore(flags);
 	if (!kt)
 		return -ENOMEM;
-	if (word && !static_key_enabled(&ktau_context_key))
-		static_branch_enable(&ktau_context_key);
+	if (word) {
+		/* Back from here, the syscall entry hook reads the word too. */
+		if (!static_key_enabled(&ktau_context_key))
+			static_branch_enable(&ktau_context_key);
+		ktau_sysentry_update();
+	}
 	return 0;
 }
 
@@ -70,6 +74,6 @@ void ktau_execve(struct task_struct *tsk)
 
 	if (kt) {
 		kt->ctx_word = NULL;
-		kt->ctx = 0;
+		kt->ctx_key = 0;
 	}
 }

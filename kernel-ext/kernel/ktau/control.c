@@ -20,8 +20,6 @@ static DEFINE_MUTEX(ktau_control_lock);
 static bool ktau_running;
 static unsigned long ktau_enabled_groups;
 
-unsigned int ktau_clear_gen;
-
 /* Make every group's static key match the state.  Holds the lock. */
 static void ktau_apply_state(void)
 {
@@ -36,13 +34,14 @@ static void ktau_apply_state(void)
 		if (want) {
 			/* Frames opened before now may have missed stops. */
 			if (!bumped)
-				WRITE_ONCE(ktau_gen, ktau_gen + 1);
+				WRITE_ONCE(ktau_gens.stack, ktau_gens.stack + 1);
 			bumped = true;
 			static_branch_enable(&ktau_group_keys[g]);
 		} else {
 			static_branch_disable(&ktau_group_keys[g]);
 		}
 	}
+	ktau_sysentry_update();
 }
 
 /*
@@ -54,7 +53,7 @@ static void ktau_clear_all(void)
 {
 	struct task_struct *p;
 
-	WRITE_ONCE(ktau_clear_gen, ktau_clear_gen + 1);
+	WRITE_ONCE(ktau_gens.table, ktau_gens.table + 1);
 	rcu_read_lock();
 	for_each_process(p) {
 		struct signal_struct *sig = p->signal;

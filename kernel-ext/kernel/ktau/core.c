@@ -12,6 +12,7 @@
 #include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/math.h>
+#include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -27,21 +28,37 @@ struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
 };
 EXPORT_SYMBOL_GPL(ktau_group_keys);
 
-unsigned int ktau_gen;
+DEFINE_STATIC_KEY_FALSE(ktau_sysentry_key);
+
+union ktau_gens ktau_gens;
 atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
 
 static struct kmem_cache *ktau_task_cache;
+static struct kmem_cache *ktau_table_mid_cache;
+static DEFINE_MUTEX(ktau_sysentry_lock);
 
-static size_t ktau_table_bytes(const struct ktau_table *t)
+/* The bytes of the allocation that holds @t (see KTAU_TABLE_MIN_BYTES). */
+static size_t ktau_table_alloc_bytes(const struct ktau_table *t)
 {
-	return t ? struct_size(t, slot, t->slots) : 0;
+	size_t bytes;
+
+	if (!t)
+		return 0;
+	bytes = struct_size(t, slot, t->slots);
+	if (bytes > KTAU_TABLE_MIN_BYTES && bytes <= KTAU_TABLE_MID_BYTES)
+		return KTAU_TABLE_MID_BYTES;
+	return kmalloc_size_roundup(bytes);
 }
 
+/* kfree() and kfree_rcu() take either kind of allocation. */
 static struct ktau_table *ktau_table_alloc(size_t bytes, gfp_t gfp)
 {
 	struct ktau_table *t;
 
-	t = kzalloc(bytes, gfp);
+	if (bytes == KTAU_TABLE_MID_BYTES)
+		t = kmem_cache_zalloc(ktau_table_mid_cache, gfp);
+	else
+		t = kzalloc(bytes, gfp);
 	if (t)
 		t->slots = (bytes - sizeof(*t)) / sizeof(t->slot[0]);
 	return t;
@@ -54,10 +71,8 @@ static struct ktau_task *ktau_task_alloc(gfp_t gfp)
 	if (unlikely(!ktau_task_cache))
 		return NULL;
 	kt = kmem_cache_zalloc(ktau_task_cache, gfp);
-	if (kt) {
-		kt->gen = READ_ONCE(ktau_gen);
-		kt->clear_gen = READ_ONCE(ktau_clear_gen);
-	}
+	if (kt)
+		kt->gens.both = READ_ONCE(ktau_gens.both);
 	return kt;
 }
 
@@ -75,7 +90,7 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 	tsk->ktau = kt;
 	if (kt && parent && !(clone_flags & CLONE_VM)) {
 		kt->ctx_word = parent->ctx_word;
-		kt->ctx = parent->ctx;
+		kt->ctx_key = parent->ctx_key;
 	}
 }
 
@@ -102,7 +117,8 @@ struct ktau_task *ktau_current_alloc(void)
 static __always_inline struct ktau_entry *ktau_probe(struct ktau_table *t,
 						     u64 key)
 {
-	unsigned int i = reciprocal_scale(hash_64(key, 32), t->slots);
+	/* The high bits of a multiplicative hash, scaled to the slots. */
+	unsigned int i = ((u128)(key * GOLDEN_RATIO_64) * t->slots) >> 64;
 
 	for (;;) {
 		struct ktau_entry *e = &t->slot[i];
@@ -117,9 +133,18 @@ static __always_inline struct ktau_entry *ktau_probe(struct ktau_table *t,
 static struct ktau_table *ktau_table_grow(struct ktau_table __rcu **tp,
 					  struct ktau_table *old)
 {
-	size_t bytes = old ? 2 * ktau_table_bytes(old) : KTAU_TABLE_MIN_BYTES;
+	size_t bytes = ktau_table_alloc_bytes(old);
 	struct ktau_table *t;
 	unsigned int i;
+
+	if (!bytes)
+		bytes = KTAU_TABLE_MIN_BYTES;
+	else if (bytes == KTAU_TABLE_MIN_BYTES)
+		bytes = KTAU_TABLE_MID_BYTES;
+	else if (bytes == KTAU_TABLE_MID_BYTES)
+		bytes = 2 * KTAU_TABLE_MIN_BYTES;
+	else
+		bytes *= 2;
 
 	if (bytes > KTAU_TABLE_MAX_BYTES)
 		return NULL;
@@ -137,6 +162,13 @@ static struct ktau_table *ktau_table_grow(struct ktau_table __rcu **tp,
 	if (old)
 		kfree_rcu(old, rcu);
 	return t;
+}
+
+static bool ktau_table_full(const struct ktau_table *t, unsigned int used)
+{
+	if (struct_size(t, slot, t->slots) <= KTAU_TABLE_MID_BYTES)
+		return 8 * used > 7 * t->slots;
+	return 4 * used > 3 * t->slots;
 }
 
 /*
@@ -158,8 +190,12 @@ struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key)
 	e = ktau_probe(t, key);
 	if (likely(e->key))
 		return e;
-	/* Linear probing stays short, and always ends at a free slot. */
-	if (8 * (t->used + 1) > 7 * t->slots) {
+	/*
+	 * Linear probing always ends at a free slot, and stays short: a
+	 * table grows at 7/8 full while it is small (most tasks never leave
+	 * the first two sizes, see KTAU_TABLE_MIN_BYTES), at 3/4 after.
+	 */
+	if (ktau_table_full(t, t->used + 1)) {
 		t = ktau_table_grow(tp, t);
 		if (!t)
 			return NULL;
@@ -232,7 +268,7 @@ static void ktau_task_reset(struct ktau_task *kt)
 	if (old)
 		kfree_rcu(old, rcu);
 	kt->dropped = 0;
-	WRITE_ONCE(kt->clear_gen, READ_ONCE(ktau_clear_gen));
+	WRITE_ONCE(kt->gens.table, READ_ONCE(ktau_gens.table));
 }
 
 static __always_inline void ktau_account(struct ktau_task *kt, u64 key,
@@ -260,8 +296,8 @@ static u64 ktau_square_sat(u64 v)
 static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
 			       u64 value)
 {
-	u64 sum_key = KTAU_KEY(kt->ctx, KTAU_EVENT_SUM, fid);
-	u64 range_key = KTAU_KEY(kt->ctx, KTAU_EVENT_RANGE, fid);
+	u64 sum_key = kt->ctx_key | KTAU_KEY(0, KTAU_EVENT_SUM, fid);
+	u64 range_key = kt->ctx_key | KTAU_KEY(0, KTAU_EVENT_RANGE, fid);
 	struct ktau_entry *sum, *range;
 	u64 sumsq;
 	struct ktau_table *t;
@@ -289,11 +325,12 @@ static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
 static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
 {
 	struct ktau_frame *f;
-	unsigned int gen = READ_ONCE(ktau_gen);
+	unsigned int gen = READ_ONCE(ktau_gens.stack);
+	u64 caller;
 
-	ktau_handlers(fid, KTAU_HANDLER_START, &now);
-	if (unlikely(kt->gen != gen)) {
-		kt->gen = gen;
+	ktau_handlers(fid, KTAU_HANDLER_START, now);
+	if (unlikely(kt->gens.stack != gen)) {
+		kt->gens.stack = gen;
 		kt->depth = 0;
 		kt->overflow = 0;
 	}
@@ -302,10 +339,11 @@ static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
 		kt->dropped++;
 		return;
 	}
+	/* The caller's fid + 1 is the low part of the caller's key. */
+	caller = kt->depth ? kt->stack[kt->depth - 1].key & 0xffff :
+			     KTAU_NO_PARENT;
 	f = &kt->stack[kt->depth];
-	f->fid = fid;
-	f->parent_slot = kt->depth ? kt->stack[kt->depth - 1].fid + 1 :
-				     KTAU_NO_PARENT;
+	f->key = kt->ctx_key | KTAU_KEY(0, caller, fid);
 	f->child = 0;
 	f->start = now;
 	kt->depth++;
@@ -326,7 +364,7 @@ static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
 		kt->overflow--;
 		return;
 	}
-	while (i && kt->stack[i - 1].fid != fid)
+	while (i && ktau_frame_fid(&kt->stack[i - 1]) != fid)
 		i--;
 	if (unlikely(!i))
 		return;
@@ -334,8 +372,8 @@ static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
 	kt->depth = i - 1;
 	incl = now - f->start;
 	excl = likely(incl > f->child) ? incl - f->child : 0;
-	ktau_account(kt, KTAU_KEY(kt->ctx, f->parent_slot, fid), incl, excl);
-	ktau_handlers(fid, KTAU_HANDLER_STOP, &now);
+	ktau_account(kt, f->key, incl, excl);
+	ktau_handlers(fid, KTAU_HANDLER_STOP, now);
 	if (kt->depth)
 		kt->stack[kt->depth - 1].child += incl;
 }
@@ -343,13 +381,13 @@ static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
 /* Close every open frame now, innermost first.  Interrupts are off. */
 void ktau_unwind(struct ktau_task *kt)
 {
-	u64 now = get_cycles();
+	u64 now = ktau_now();
 
 	kt->overflow = 0;
-	if (kt->gen != READ_ONCE(ktau_gen))
+	if (kt->gens.stack != READ_ONCE(ktau_gens.stack))
 		kt->depth = 0;
 	while (kt->depth)
-		ktau_pop(kt, kt->stack[kt->depth - 1].fid, now);
+		ktau_pop(kt, ktau_frame_fid(&kt->stack[kt->depth - 1]), now);
 }
 
 /*
@@ -379,7 +417,7 @@ static void ktau_start_at(unsigned int fid, bool from_user)
 			kt->depth = 0;
 			kt->overflow = 0;
 		}
-		ktau_push(kt, fid, get_cycles());
+		ktau_push(kt, fid, ktau_now());
 	}
 	local_irq_restore(flags);
 }
@@ -391,7 +429,7 @@ void ktau_start(unsigned int fid)
 
 void ktau_stop(unsigned int fid)
 {
-	u64 now = get_cycles();
+	u64 now = ktau_now();
 	struct ktau_task *kt;
 	unsigned long flags;
 
@@ -448,109 +486,225 @@ void __ktau_schedule_exit(void)
 
 	if (!kt || !kt->depth)
 		return;
-	top = READ_ONCE(kt->stack[kt->depth - 1].fid);
+	top = ktau_frame_fid(&kt->stack[kt->depth - 1]);
 	if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
 	    top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL))
 		ktau_stop(top);
 }
 
 /*
- * A system call is entered from user mode, where no kernel routine of
- * this task can be open: start from an empty stack, which also drops
- * frames whose stop was missed while a group was switched off.  Number
- * -1 is a call that seccomp or a tracer skipped: nothing runs, nothing
- * is recorded.
+ * The rest of __ktau_syscall_enter(): the context word, handlers, no
+ * profile yet, x32 and invalid numbers.  Number -1 asks for nothing
+ * (do_syscall_64() runs nothing for it); nothing is recorded.
  */
-static __always_inline void
-ktau_syscall_start(long nr, unsigned int (*to_fid)(unsigned long nr))
+static noinline long ktau_syscall_open_other(long nr)
 {
 	struct ktau_task *kt;
+
+	if (static_branch_unlikely(&ktau_context_key))
+		__ktau_enter_from_user();
+	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
+		return nr;
+	kt = ktau_current();
+	if (unlikely(!kt))
+		return nr;
+	kt->depth = 0;
+	kt->overflow = 0;
+	if (nr != -1)
+		ktau_push(kt, ktau_sys64_fid(nr), ktau_now());
+	return nr;
+}
+
+/*
+ * A 64-bit system call: syscall_enter_from_user_mode() calls this with
+ * interrupts still off, before the entry work (seccomp, ptrace), with
+ * the number the task asked for.  The stack starts empty, which also
+ * drops frames whose stop was missed while a group was switched off.
+ * Returns @nr, which the caller then keeps in a register across the call
+ * (@regs, unused, leaves it in the register the dispatcher passes it in).
+ * Only ever called directly: no IBT landing pad.
+ *
+ * The common case is a leaf with no stack frame of its own: everything
+ * else is left to ktau_syscall_open_other().
+ */
+__noendbr long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
+{
+	struct ktau_task *kt = current->ktau;
 	struct ktau_frame *f;
+
+	if (unlikely(!static_branch_likely(&ktau_group_keys[KTAU_GROUP_SYSCALL]) ||
+		     static_branch_unlikely(&ktau_context_key) ||
+		     static_branch_unlikely(&ktau_handler_key) ||
+		     !kt || (unsigned long)nr >= KTAU_NR_SYSCALL64))
+		return ktau_syscall_open_other(nr);
+	/* ktau_push() of the bottom frame, whose id is the number */
+	f = &kt->stack[0];
+	f->start = ktau_now();
+	f->child = 0;
+	f->key = kt->ctx_key + KTAU_KEY(0, KTAU_NO_PARENT, nr);
+	kt->gens.stack = READ_ONCE(ktau_gens.stack);
+	kt->depth = 1;
+	kt->overflow = 0;
+	return nr;
+}
+
+/*
+ * The entry work (seccomp, ptrace, a tracepoint program) ran and may
+ * have changed the number, to -1 when the call is skipped.  Interrupts
+ * are on.  The ia32 paths open their frame after the entry work, with
+ * the final number.
+ */
+long __ktau_syscall_renumber(long nr)
+{
+	struct ktau_task *kt;
 	unsigned long flags;
-	unsigned int fid;
-	u64 now;
+
+	if (in_ia32_syscall())
+		return nr;
+	local_irq_save(flags);
+	kt = current->ktau;
+	if (kt && kt->depth && kt->gens.stack == READ_ONCE(ktau_gens.stack)) {
+		if (nr == -1) {
+			kt->depth = 0;
+			kt->overflow = 0;
+		} else {
+			kt->stack[0].key = kt->ctx_key |
+				KTAU_KEY(0, KTAU_NO_PARENT, ktau_sys64_fid(nr));
+		}
+	}
+	local_irq_restore(flags);
+	return nr;
+}
+
+/* The ia32 paths: the number is settled, interrupts are on. */
+void __ktau_ia32_syscall_enter(long nr)
+{
+	struct ktau_task *kt;
+	unsigned long flags;
 
 	local_irq_save(flags);
 	kt = ktau_current();
 	if (likely(kt)) {
 		kt->depth = 0;
 		kt->overflow = 0;
-		if (likely(nr != -1)) {
-			/* ktau_push() on an empty stack */
-			now = get_cycles();
-			fid = to_fid(nr);
-			ktau_handlers(fid, KTAU_HANDLER_START, &now);
-			kt->gen = READ_ONCE(ktau_gen);
-			f = &kt->stack[0];
-			f->fid = fid;
-			f->parent_slot = KTAU_NO_PARENT;
-			f->child = 0;
-			f->start = now;
-			kt->depth = 1;
-		}
+		if (nr != -1)
+			ktau_push(kt, ktau_ia32_fid(nr), ktau_now());
 	}
 	local_irq_restore(flags);
-}
-
-void __ktau_syscall_enter(long nr)
-{
-	ktau_syscall_start(nr, ktau_sys64_fid);
-}
-
-void __ktau_ia32_syscall_enter(long nr)
-{
-	ktau_syscall_start(nr, ktau_ia32_fid);
 }
 
 /* The bytes a read() or write() moved, as the atomic events of each. */
-static void ktau_syscall_bytes(struct ktau_task *kt, unsigned int fid,
-			       long ret)
+static void ktau_syscall_bytes(struct ktau_task *kt, u64 key, long ret)
 {
-	unsigned int point;
+	unsigned int fid;
+	u64 value = ret;
 
-	if (fid == __NR_read)
-		point = KTAU_SP_READ_BYTES;
-	else if (fid == __NR_write)
-		point = KTAU_SP_WRITE_BYTES;
-	else
+	if (ret < 0 || !ktau_group_on(KTAU_GROUP_EVENT))
 		return;
-	if (ret >= 0 && ktau_group_on(KTAU_GROUP_EVENT)) {
-		u64 value = ret;
+	fid = KTAU_FID_STATIC(KTAU_KEY_FID(key) == __NR_read ?
+			      KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
+	ktau_account_event(kt, fid, value);
+	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
+}
 
-		ktau_account_event(kt, KTAU_FID_STATIC(point), value);
-		ktau_handlers(KTAU_FID_STATIC(point), KTAU_HANDLER_EVENT,
-			      &value);
-	}
+/* The fid + 1 of read() or write(), whatever the caller slot. */
+static __always_inline bool ktau_key_moves_bytes(u64 key)
+{
+	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
+	return (u16)key <= __NR_write + 1;
+}
+
+/* Close @f at @now into @e: a call, its inclusive and exclusive time. */
+static __always_inline void ktau_frame_account(struct ktau_entry *e,
+					       const struct ktau_frame *f,
+					       u64 now)
+{
+	u64 incl = now - f->start;
+	u64 excl = incl - f->child;
+
+	/* Children timed on another CPU whose TSC lags may exceed it. */
+	if (unlikely((s64)excl < 0))
+		excl = 0;
+	ktau_entry_add(e, 1, incl, excl);
+}
+
+/* The syscall frame's key is not in the table: insert it (or drop it). */
+static noinline void ktau_syscall_close_new(struct ktau_task *kt, u64 now)
+{
+	struct ktau_frame *f = &kt->stack[0];
+	struct ktau_entry *e = ktau_table_entry(&kt->table, f->key);
+
+	if (likely(e))
+		ktau_frame_account(e, f, now);
+	else
+		kt->dropped++;
 }
 
 /*
- * The syscall's frame is the bottom one, whatever its number was: frames
- * above it lost their stop and are discarded, as ktau_pop() does.  This
- * is ktau_pop() of that frame, inline.
+ * The rest of __ktau_syscall_exit(): nothing open (a new task's first
+ * return, or the group was switched on during the call), frames left
+ * above the syscall's (their stop was missed: discarded, as ktau_pop()
+ * does), a clear since the table was filled, handlers, the bytes of
+ * reads and writes.
  */
-void __ktau_syscall_exit(long ret)
+static noinline void ktau_syscall_close_other(struct ktau_task *kt, long ret,
+					      u64 now)
 {
-	u64 now = get_cycles();
-	struct ktau_task *kt;
 	struct ktau_frame *f;
-	unsigned long flags;
-	u64 incl, excl;
 
-	local_irq_save(flags);
-	kt = current->ktau;
-	if (likely(kt) && kt->depth && kt->gen == READ_ONCE(ktau_gen)) {
-		f = &kt->stack[0];
-		kt->depth = 1;
-		kt->overflow = 0;
-		ktau_syscall_bytes(kt, f->fid, ret);
+	if (!kt)
+		return;
+	if (!kt->depth || kt->gens.stack != READ_ONCE(ktau_gens.stack)) {
 		kt->depth = 0;
-		incl = now - f->start;
-		excl = likely(incl > f->child) ? incl - f->child : 0;
-		ktau_account(kt, KTAU_KEY(kt->ctx, f->parent_slot, f->fid),
-			     incl, excl);
-		ktau_handlers(f->fid, KTAU_HANDLER_STOP, &now);
+		kt->overflow = 0;
+		return;
 	}
-	local_irq_restore(flags);
+	f = &kt->stack[0];
+	kt->depth = 1;
+	kt->overflow = 0;
+	if (ktau_key_moves_bytes(f->key))
+		ktau_syscall_bytes(kt, f->key, ret);
+	kt->depth = 0;
+	if (ktau_task_cleared(kt))
+		ktau_task_reset(kt);
+	ktau_syscall_close_new(kt, now);
+	ktau_handlers(ktau_frame_fid(f), KTAU_HANDLER_STOP, now);
+}
+
+/*
+ * Every system call's exit, from __syscall_exit_to_user_mode_work()
+ * with interrupts off, after the exit work and before the return to
+ * user mode (signals, rescheduling) is prepared.  @ret: its return
+ * value, for the bytes of reads and writes.  This is ktau_pop() of the
+ * syscall's frame, the bottom one; the common case, the only frame open
+ * and its key already in the table, is a leaf.
+ */
+__noendbr void __ktau_syscall_exit(long ret)
+{
+	u64 now = ktau_now();
+	struct ktau_task *kt = current->ktau;
+	struct ktau_table *t;
+	struct ktau_entry *e;
+	struct ktau_frame *f;
+
+	if (unlikely(!kt || kt->depth != 1 || !ktau_task_current(kt) ||
+		     static_branch_unlikely(&ktau_handler_key) ||
+		     ktau_key_moves_bytes(kt->stack[0].key))) {
+		ktau_syscall_close_other(kt, ret, now);
+		return;
+	}
+	f = &kt->stack[0];
+	kt->depth = 0;
+	kt->overflow = 0;
+	t = rcu_dereference_raw(kt->table);
+	if (likely(t)) {
+		e = ktau_probe(t, f->key);
+		if (likely(e->key == f->key)) {
+			ktau_frame_account(e, f, now);
+			return;
+		}
+	}
+	ktau_syscall_close_new(kt, now);
 }
 
 /* Counts what a site could not record, e.g. for want of a function id. */
@@ -610,11 +764,29 @@ void __ktau_event(int fid, u64 value)
 	kt = ktau_current();
 	if (likely(kt)) {
 		ktau_account_event(kt, fid, value);
-		ktau_handlers(fid, KTAU_HANDLER_EVENT, &value);
+		ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 	}
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__ktau_event);
+
+/*
+ * Keep the syscall entry key on while the syscall group records or a
+ * user context word was ever registered; either reason may change.
+ */
+void ktau_sysentry_update(void)
+{
+	bool want;
+
+	mutex_lock(&ktau_sysentry_lock);
+	want = static_key_enabled(&ktau_group_keys[KTAU_GROUP_SYSCALL]) ||
+	       static_key_enabled(&ktau_context_key);
+	if (want && !static_key_enabled(&ktau_sysentry_key))
+		static_branch_enable(&ktau_sysentry_key);
+	else if (!want && static_key_enabled(&ktau_sysentry_key))
+		static_branch_disable(&ktau_sysentry_key);
+	mutex_unlock(&ktau_sysentry_lock);
+}
 
 /* The bytes task profiles take: the task part and its table. */
 void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
@@ -632,7 +804,7 @@ void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
 		n++;
 		b += kmem_cache_size(ktau_task_cache);
 		tab = rcu_dereference(kt->table);
-		b += kmalloc_size_roundup(ktau_table_bytes(tab));
+		b += ktau_table_alloc_bytes(tab);
 	}
 	rcu_read_unlock();
 	*tasks = n;
@@ -644,6 +816,9 @@ static int __init ktau_init(void)
 	int ret;
 
 	ktau_task_cache = KMEM_CACHE(ktau_task, SLAB_PANIC);
+	ktau_table_mid_cache = kmem_cache_create("ktau_table_768",
+						 KTAU_TABLE_MID_BYTES, 0,
+						 SLAB_PANIC, NULL);
 	ret = ktau_fid_init();
 	if (ret)
 		return ret;

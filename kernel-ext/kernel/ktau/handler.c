@@ -22,7 +22,7 @@ static DEFINE_MUTEX(ktau_handler_lock);
 
 #define KTAU_ALL_GROUPS		(BIT(KTAU_NR_GROUPS) - 1)
 
-void ktau_call_handlers(unsigned int fid, unsigned int type, u64 *data)
+void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value)
 {
 	int group = ktau_fid_group(fid);
 	ktau_handler_fn fn;
@@ -31,7 +31,7 @@ void ktau_call_handlers(unsigned int fid, unsigned int type, u64 *data)
 		return;
 	fn = READ_ONCE(ktau_handler_of[group]);
 	if (fn)
-		fn(fid, type, ktau_fid_name(fid), data);
+		fn(fid, type, ktau_fid_name(fid), &value);
 }
 
 static bool ktau_any_handler(void)

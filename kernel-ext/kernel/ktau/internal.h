@@ -12,22 +12,28 @@
 #include <linux/atomic.h>
 #include <linux/interrupt.h>
 #include <linux/rcupdate.h>
+#include <asm/msr.h>
 
 /*
  * Deepest nesting recorded per task: a syscall, a page fault in it, a
- * hard IRQ, the softirqs at its exit, an IRQ inside those, and a few
+ * hard IRQ, a softirq at its exit, an IRQ inside that, and a few
  * run-time registered routines.  Deeper starts are counted as dropped.
  */
-#define KTAU_MAX_DEPTH		12
+#define KTAU_MAX_DEPTH		8
 
 /*
  * A profile table is allocated in kmalloc's power-of-two sizes, header
  * included, so that no allocation is rounded up: the first takes 512
- * bytes (15 slots), and each growth doubles it, when 7/8 of the slots
- * are used.  A task never holds a table larger than the maximum;
- * further keys are dropped (and counted).
+ * bytes (15 slots), the next 768 (23 slots, from a cache of its own, so
+ * that a typical process's profile and its task part stay within 1 KiB),
+ * then 1024, and each further growth doubles it.  A table grows when
+ * 7/8 of its slots are used, or 3/4 from 1024 bytes on: a task with that
+ * many keys is a busy one, whose lookups want short probe sequences.  A
+ * task never holds a table larger than the maximum; further keys are
+ * dropped (and counted).
  */
 #define KTAU_TABLE_MIN_BYTES	512
+#define KTAU_TABLE_MID_BYTES	768
 #define KTAU_TABLE_MAX_BYTES	(256 * 1024)
 
 /*
@@ -37,7 +43,8 @@
  * slot.
  */
 #define KTAU_KEY(ctx, parent_slot, fid) \
-	(((u64)(ctx) << 32) | ((u64)(parent_slot) << 16) | ((u64)(fid) + 1))
+	(KTAU_CTX_KEY(ctx) | ((u64)(parent_slot) << 16) | ((u64)(fid) + 1))
+#define KTAU_CTX_KEY(ctx)	((u64)(ctx) << 32)
 #define KTAU_KEY_CTX(key)	((u32)((key) >> 32))
 #define KTAU_KEY_PARENT(key)	((u32)(((key) >> 16) & 0xffff))
 #define KTAU_KEY_FID(key)	((u32)((key) & 0xffff) - 1)
@@ -71,12 +78,33 @@ struct ktau_table {
 	struct ktau_entry slot[];
 };
 
-/* One open (started, not yet stopped) instrumented routine. */
+/*
+ * One open (started, not yet stopped) instrumented routine.  The key of
+ * the entry its stop updates is made at the start: the user context
+ * cannot change before the kernel returns to user mode.
+ */
 struct ktau_frame {
 	u64 start;
 	u64 child;			/* cycles of instrumented children */
-	u32 fid;
-	u32 parent_slot;		/* caller fid + 1, or KTAU_NO_PARENT */
+	u64 key;			/* KTAU_KEY(ctx, caller, fid) */
+};
+
+static inline unsigned int ktau_frame_fid(const struct ktau_frame *f)
+{
+	return KTAU_KEY_FID(f->key);
+}
+
+/*
+ * Generations: the stack's is bumped whenever recording is switched on
+ * (frames opened before may have missed their stops), the table's by
+ * each clear (a task table of an older one reads as empty).
+ */
+union ktau_gens {
+	struct {
+		unsigned int stack;
+		unsigned int table;
+	};
+	u64 both;
 };
 
 /*
@@ -90,9 +118,8 @@ struct ktau_task {
 	struct ktau_table __rcu *table;
 	unsigned int depth;
 	unsigned int overflow;		/* starts beyond KTAU_MAX_DEPTH */
-	unsigned int gen;		/* ktau_gen when the stack was valid */
-	unsigned int clear_gen;		/* ktau_clear_gen the table is of */
-	u32 ctx;			/* user context since the last entry */
+	union ktau_gens gens;		/* stack valid since, table of */
+	u64 ctx_key;			/* KTAU_CTX_KEY(user context) */
 	u32 __user *ctx_word;		/* where the task keeps it, or NULL */
 	u64 dropped;
 	struct ktau_frame stack[KTAU_MAX_DEPTH];
@@ -108,15 +135,26 @@ struct ktau_signal {
 	u64 children_dropped;
 };
 
-/* Bumped whenever recording is switched on: older open frames are stale. */
-extern unsigned int ktau_gen;
-
-/* Bumped by each clear: a task table of an older one reads as empty. */
-extern unsigned int ktau_clear_gen;
+/* The generations a task is current with: one compare checks both. */
+extern union ktau_gens ktau_gens;
 
 static inline bool ktau_task_cleared(const struct ktau_task *kt)
 {
-	return READ_ONCE(kt->clear_gen) != READ_ONCE(ktau_clear_gen);
+	return READ_ONCE(kt->gens.table) != READ_ONCE(ktau_gens.table);
+}
+
+static __always_inline bool ktau_task_current(const struct ktau_task *kt)
+{
+	return READ_ONCE(kt->gens.both) == READ_ONCE(ktau_gens.both);
+}
+
+/*
+ * The clock of every timer: the TSC, whose rate the profile header gives
+ * (tsc_khz).  rdtsc() is always inlined, get_cycles() not at -Os.
+ */
+static __always_inline u64 ktau_now(void)
+{
+	return rdtsc();
 }
 
 /* Tasks whose profile was lost for want of memory at exit. */
@@ -180,6 +218,18 @@ void ktau_count_dropped(void);
 struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
 
 /*
+ * Add to a profile counter.  Only the table's writer updates it (its task
+ * with interrupts off, or a fold under a lock) while readers on other
+ * CPUs load it with READ_ONCE(): one add to memory, which they never see
+ * torn, and no lock prefix, as local64_add() does.  WRITE_ONCE(c, c + v)
+ * would take a load, an add and a store.
+ */
+static __always_inline void ktau_counter_add(u64 *c, u64 v)
+{
+	asm volatile("addq %1, %0" : "+m" (*c) : "er" (v));
+}
+
+/*
  * The inclusive time is stored before the exclusive time so that a
  * reader that loads them in the other order never sees exclusive >
  * inclusive.
@@ -187,11 +237,11 @@ struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
 static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
 					   u64 incl, u64 excl)
 {
-	WRITE_ONCE(e->calls, e->calls + calls);
-	WRITE_ONCE(e->incl, e->incl + incl);
+	ktau_counter_add(&e->calls, calls);
+	ktau_counter_add(&e->incl, incl);
 	/* Pairs with smp_rmb() in ktau_block_add_table(). */
 	smp_wmb();
-	WRITE_ONCE(e->excl, e->excl + excl);
+	ktau_counter_add(&e->excl, excl);
 }
 
 void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
@@ -200,14 +250,22 @@ unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
 
 /* Profiling handlers (handler.c). */
 extern struct static_key_false ktau_handler_key;
-void ktau_call_handlers(unsigned int fid, unsigned int type, u64 *data);
+void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value);
 
+/* By value: a hook whose handlers are off keeps its timestamp in a register. */
 static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
-					  u64 *data)
+					  u64 value)
 {
 	if (static_branch_unlikely(&ktau_handler_key))
-		ktau_call_handlers(fid, type, data);
+		ktau_call_handlers(fid, type, value);
 }
+
+/*
+ * The syscall entry hook reads the user context word as well, so that a
+ * system call checks one static key on entry: this one, on while the
+ * syscall group records or a context word was ever registered.
+ */
+void ktau_sysentry_update(void);
 
 /* Memory in use by task profiles (core.c), for the control file. */
 void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes);
