@@ -322,6 +322,14 @@ static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
 	ktau_range_add(range, 1, value, value);
 }
 
+/* Children timed on another CPU whose TSC lags may exceed @incl. */
+static __always_inline u64 ktau_excl(u64 incl, u64 child)
+{
+	u64 excl = incl - child;
+
+	return unlikely((s64)excl < 0) ? 0 : excl;
+}
+
 static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
 {
 	struct ktau_frame *f;
@@ -371,7 +379,7 @@ static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
 	f = &kt->stack[i - 1];
 	kt->depth = i - 1;
 	incl = now - f->start;
-	excl = likely(incl > f->child) ? incl - f->child : 0;
+	excl = ktau_excl(incl, f->child);
 	ktau_account(kt, f->key, incl, excl);
 	ktau_handlers(fid, KTAU_HANDLER_STOP, now);
 	if (kt->depth)
@@ -400,6 +408,17 @@ static __always_inline bool ktau_may_record(void)
 }
 
 /*
+ * The kernel was entered from user mode, where nothing of this task can
+ * be open: start from an empty stack, which also drops frames whose stop
+ * was missed while a group was switched off.
+ */
+static void ktau_stack_reset(struct ktau_task *kt)
+{
+	kt->depth = 0;
+	kt->overflow = 0;
+}
+
+/*
  * Start timing @fid on current.  @from_user: the kernel was entered from
  * user mode, where nothing of this task can be open.
  */
@@ -413,10 +432,8 @@ static void ktau_start_at(unsigned int fid, bool from_user)
 	local_irq_save(flags);
 	kt = ktau_current();
 	if (likely(kt)) {
-		if (from_user) {
-			kt->depth = 0;
-			kt->overflow = 0;
-		}
+		if (from_user)
+			ktau_stack_reset(kt);
 		ktau_push(kt, fid, ktau_now());
 	}
 	local_irq_restore(flags);
@@ -508,8 +525,7 @@ static noinline long ktau_syscall_open_other(long nr)
 	kt = ktau_current();
 	if (unlikely(!kt))
 		return nr;
-	kt->depth = 0;
-	kt->overflow = 0;
+	ktau_stack_reset(kt);
 	if (nr != -1)
 		ktau_push(kt, ktau_sys64_fid(nr), ktau_now());
 	return nr;
@@ -585,8 +601,7 @@ void __ktau_ia32_syscall_enter(long nr)
 	local_irq_save(flags);
 	kt = ktau_current();
 	if (likely(kt)) {
-		kt->depth = 0;
-		kt->overflow = 0;
+		ktau_stack_reset(kt);
 		if (nr != -1)
 			ktau_push(kt, ktau_ia32_fid(nr), ktau_now());
 	}
@@ -614,30 +629,13 @@ static __always_inline bool ktau_key_moves_bytes(u64 key)
 	return (u16)key <= __NR_write + 1;
 }
 
-/* Close @f at @now into @e: a call, its inclusive and exclusive time. */
-static __always_inline void ktau_frame_account(struct ktau_entry *e,
-					       const struct ktau_frame *f,
-					       u64 now)
-{
-	u64 incl = now - f->start;
-	u64 excl = incl - f->child;
-
-	/* Children timed on another CPU whose TSC lags may exceed it. */
-	if (unlikely((s64)excl < 0))
-		excl = 0;
-	ktau_entry_add(e, 1, incl, excl);
-}
-
 /* The syscall frame's key is not in the table: insert it (or drop it). */
 static noinline void ktau_syscall_close_new(struct ktau_task *kt, u64 now)
 {
 	struct ktau_frame *f = &kt->stack[0];
-	struct ktau_entry *e = ktau_table_entry(&kt->table, f->key);
+	u64 incl = now - f->start;
 
-	if (likely(e))
-		ktau_frame_account(e, f, now);
-	else
-		kt->dropped++;
+	ktau_account(kt, f->key, incl, ktau_excl(incl, f->child));
 }
 
 /*
@@ -665,8 +663,6 @@ static noinline void ktau_syscall_close_other(struct ktau_task *kt, long ret,
 	if (ktau_key_moves_bytes(f->key))
 		ktau_syscall_bytes(kt, f->key, ret);
 	kt->depth = 0;
-	if (ktau_task_cleared(kt))
-		ktau_task_reset(kt);
 	ktau_syscall_close_new(kt, now);
 	ktau_handlers(ktau_frame_fid(f), KTAU_HANDLER_STOP, now);
 }
@@ -700,7 +696,9 @@ __noendbr void __ktau_syscall_exit(long ret)
 	if (likely(t)) {
 		e = ktau_probe(t, f->key);
 		if (likely(e->key == f->key)) {
-			ktau_frame_account(e, f, now);
+			u64 incl = now - f->start;
+
+			ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
 			return;
 		}
 	}
