@@ -73,7 +73,8 @@ END {
 	printf "%-40s %17s %17s %17s %17s %17s\n", "", "getpid()", "read(16 B)", "close(-1)", "pipe round trip", "page fault"
 	row("1 ktau compiled out", "nokt", "")
 	row("2 ktau in, all groups off (vs 1)", "off", "nokt")
-	row("3 ktau on, all groups (vs 1)", "on", "nokt")
+	row("3 ktau on (vs 1)", "on", "nokt")
+	row("3b ktau on, + kernel, event (vs 1)", "all", "nokt")
 	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
 	row("5 tracing kernel, ktau off", "trace_base", "")
 	row("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")

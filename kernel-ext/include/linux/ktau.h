@@ -53,10 +53,19 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 
 #ifdef CONFIG_KTAU
 
-#include <asm/ibt.h>
+#include <linux/ktau_types.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <asm/barrier.h>
+#include <asm/msr.h>
+#include <asm/unistd.h>
 
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
 extern struct static_key_false ktau_sysentry_key;
+extern struct static_key_false ktau_sysfast_key;
+
+/* The generations a task is current with: one compare checks both. */
+extern union ktau_gens ktau_gens;
 
 #define ktau_group_on(group) \
 	static_branch_unlikely(&ktau_group_keys[(group)])
@@ -68,9 +77,9 @@ void ktau_thread_release(struct task_struct *tsk);
 void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p);
 void ktau_signal_free(struct signal_struct *sig);
 
-__noendbr long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
+long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
-__noendbr void __ktau_syscall_exit(long ret);
+void __ktau_syscall_exit(struct pt_regs *regs, u64 now);
 void __ktau_ia32_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
@@ -109,18 +118,108 @@ int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
 int proc_tgid_ktau(struct seq_file *m, struct pid_namespace *ns,
 		   struct pid *pid, struct task_struct *task);
 
+/* Only its task writes @kt->gens: no READ_ONCE() on that side. */
+static __always_inline bool ktau_task_current(const struct ktau_task *kt)
+{
+	return kt->gens.both == READ_ONCE(ktau_gens.both);
+}
+
+/*
+ * current's profile, for the system call entry hook: a plain current may
+ * be loaded above the hook's static branch and kept in a callee-saved
+ * register across the call (it is needed after the hook), which would
+ * cost the disabled hook a push and a pop.  this_cpu_read() is loaded
+ * where it is used.
+ */
+static __always_inline struct ktau_task *ktau_syscall_task(void)
+{
+	return &this_cpu_read(pcpu_hot.current_task)->ktau;
+}
+
+/*
+ * The clock of every timer: the TSC, whose rate the profile header gives
+ * (tsc_khz).  rdtsc() is always inlined, get_cycles() not at -Os.
+ */
+static __always_inline u64 ktau_now(void)
+{
+	return rdtsc();
+}
+
+/*
+ * Add to the counters of a profile entry.  Only the table's writer
+ * updates them (its task with interrupts off, or a fold under a lock)
+ * while readers on other CPUs load them with READ_ONCE(): an add to
+ * memory each, which they never see torn, and no lock prefix, as
+ * local64_add() does (WRITE_ONCE(c, c + v) would take a load, an add and
+ * a store).  The inclusive time is stored before the exclusive time so
+ * that a reader that loads them in the other order never sees exclusive
+ * > inclusive: one asm statement, whose stores x86 makes visible in
+ * program order (smp_wmb() is only a compiler barrier there); the three
+ * counters are then addressed from one base register.
+ */
+static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
+					   u64 incl, u64 excl)
+{
+	/* Pairs with smp_rmb() in ktau_block_add_table(). */
+	asm volatile("addq %[calls], %c[oc](%[e])\n\t"
+		     "addq %[incl], %c[oi](%[e])\n\t"
+		     "addq %[excl], %c[ox](%[e])"
+		     : "+m" (*e)
+		     : [e] "r" (e), [calls] "er" (calls), [incl] "er" (incl),
+		       [excl] "er" (excl),
+		       [oc] "i" (offsetof(struct ktau_entry, calls)),
+		       [oi] "i" (offsetof(struct ktau_entry, incl)),
+		       [ox] "i" (offsetof(struct ktau_entry, excl)));
+}
+
+/* Children timed on another CPU whose TSC lags may exceed @incl. */
+static __always_inline u64 ktau_excl(u64 incl, u64 child)
+{
+	u64 excl = incl - child;
+
+	return unlikely((s64)excl < 0) ? 0 : excl;
+}
+
+/* The fid + 1 of read() or write(), whatever the caller slot. */
+static __always_inline bool ktau_key_moves_bytes(u64 key)
+{
+	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
+	return (u16)key <= __NR_write + 1;
+}
+
 /*
  * A 64-bit system call's entry, from syscall_enter_from_user_mode() with
- * interrupts still off, before the entry work: it starts the call's
- * timer and reads the user context word (ktau_enter_from_user()), behind
- * one static key.  Returns @nr: the caller's copy of the number then
- * need not be saved across a call that the key skips.
+ * interrupts still off, before the entry work (seccomp, ptrace), with
+ * the number the task asked for.  It starts the call's timer and reads
+ * the user context word (ktau_enter_from_user()), behind one static key.
+ * Returns @nr: the caller's copy of the number then need not be saved
+ * across a call that the key skips.
+ *
+ * The common case, inline: the syscall group records, no user context
+ * word and no handler is registered (ktau_sysfast_key), and the number
+ * is a 64-bit call's.  The stack starts empty, which also drops frames
+ * whose stop was missed while a group was switched off; the call's frame
+ * is the bottom one and its function id is the number.
  */
 static __always_inline long ktau_syscall_enter(const struct pt_regs *regs,
 					       long nr)
 {
-	if (static_branch_unlikely(&ktau_sysentry_key))
+	struct ktau_task *kt;
+	struct ktau_frame *f;
+
+	if (!static_branch_unlikely(&ktau_sysentry_key))
+		return nr;
+	kt = ktau_syscall_task();
+	f = &kt->stack[0];
+	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
+		     (unsigned long)nr >= NR_syscalls))
 		return __ktau_syscall_enter(regs, nr);
+	f->start = ktau_now();
+	f->child = 0;
+	f->key = kt->ctx_key + KTAU_KEY(0, KTAU_NO_PARENT, nr);
+	kt->gens.stack = READ_ONCE(ktau_gens.stack);
+	kt->depth = 1;
+	kt->overflow = 0;
 	return nr;
 }
 
@@ -143,13 +242,50 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
 }
 
 /*
- * Every system call's exit, with interrupts off, after the exit work.
- * @ret: the call's return value, for the bytes of reads and writes.
+ * The common case of a system call's exit, inline: the fast entry's
+ * conditions still hold, the call's frame is the only one open, its
+ * entry is in the slot its hint names, and no read_bytes or write_bytes
+ * event is due.  This is ktau_pop() of the bottom frame.
  */
-static __always_inline void ktau_syscall_exit(long ret)
+static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
+						   u64 now)
 {
-	if (ktau_group_on(KTAU_GROUP_SYSCALL))
-		__ktau_syscall_exit(ret);
+	struct ktau_table *t = rcu_dereference_raw(kt->table);
+	struct ktau_frame *f = &kt->stack[0];
+	u64 key = f->key;
+	struct ktau_entry *e;
+	u64 incl;
+
+	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
+		     kt->depth != 1 || !ktau_task_current(kt) || !t))
+		return false;
+	if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
+		return false;
+	e = &t->slot[(unsigned long)kt->slot_hint[key % KTAU_SLOT_HINTS]];
+	if (unlikely(e->key != key))
+		return false;
+	kt->depth = 0;
+	kt->overflow = 0;
+	incl = now - f->start;
+	ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
+	return true;
+}
+
+/*
+ * Every system call's exit, from __syscall_exit_to_user_mode_work()
+ * with interrupts off, after the exit work and before the return to
+ * user mode (signals, rescheduling) is prepared.  @regs: the call's
+ * registers, whose return value gives the bytes of reads and writes.
+ */
+static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
+{
+	u64 now;
+
+	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
+		return;
+	now = ktau_now();
+	if (!ktau_syscall_exit_fast(&current->ktau, now))
+		__ktau_syscall_exit(regs, now);
 }
 
 /* Around each softirq vector's handler, in every path that runs them. */
@@ -293,7 +429,7 @@ static inline long ktau_syscall_renumber(long nr)
 }
 
 static inline void ktau_ia32_syscall_enter(long nr) { }
-static inline void ktau_syscall_exit(long ret) { }
+static inline void ktau_syscall_exit(struct pt_regs *regs) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }
 static inline void ktau_softirq_exit(unsigned int vec) { }
 static inline void ktau_irq_enter(void) { }

@@ -21,10 +21,10 @@ DEFINE_STATIC_KEY_FALSE(ktau_context_key);
 /* Interrupts are off: the read must not fault. */
 void __ktau_enter_from_user(void)
 {
-	struct ktau_task *kt = current->ktau;
+	struct ktau_task *kt = ktau_current();
 	u32 ctx;
 
-	if (!kt || !kt->ctx_word)
+	if (!kt->ctx_word)
 		return;
 	/*
 	 * copy_from_user_nofault() without its checks, which cost more
@@ -51,13 +51,9 @@ int ktau_set_context(unsigned long addr, unsigned long arg3,
 		return -EFAULT;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (kt) {
-		kt->ctx_word = word;
-		kt->ctx_key = 0;
-	}
+	kt->ctx_word = word;
+	kt->ctx_key = 0;
 	local_irq_restore(flags);
-	if (!kt)
-		return -ENOMEM;
 	if (word) {
 		/* Back from here, the syscall entry hook reads the word too. */
 		if (!static_key_enabled(&ktau_context_key))
@@ -70,10 +66,8 @@ int ktau_set_context(unsigned long addr, unsigned long arg3,
 /* The word's address means nothing in the new program. */
 void ktau_execve(struct task_struct *tsk)
 {
-	struct ktau_task *kt = tsk->ktau;
+	struct ktau_task *kt = &tsk->ktau;
 
-	if (kt) {
-		kt->ctx_word = NULL;
-		kt->ctx_key = 0;
-	}
+	kt->ctx_word = NULL;
+	kt->ctx_key = 0;
 }

@@ -14,6 +14,7 @@
 #include <linux/math.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -29,11 +30,11 @@ struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
 EXPORT_SYMBOL_GPL(ktau_group_keys);
 
 DEFINE_STATIC_KEY_FALSE(ktau_sysentry_key);
+DEFINE_STATIC_KEY_FALSE(ktau_sysfast_key);
 
 union ktau_gens ktau_gens;
 atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
 
-static struct kmem_cache *ktau_task_cache;
 static struct kmem_cache *ktau_table_mid_cache;
 static DEFINE_MUTEX(ktau_sysentry_lock);
 
@@ -64,31 +65,19 @@ static struct ktau_table *ktau_table_alloc(size_t bytes, gfp_t gfp)
 	return t;
 }
 
-static struct ktau_task *ktau_task_alloc(gfp_t gfp)
-{
-	struct ktau_task *kt;
-
-	if (unlikely(!ktau_task_cache))
-		return NULL;
-	kt = kmem_cache_zalloc(ktau_task_cache, gfp);
-	if (kt)
-		kt->gens.both = READ_ONCE(ktau_gens.both);
-	return kt;
-}
-
 /*
- * Called at fork; failure is not fatal, the profile is then made lazily.
- * A forked process keeps its parent's user context word, at the same
- * address of its copy of the memory; a new thread registers its own.
+ * Called at fork, on the copy of the parent's task_struct.  A forked
+ * process keeps its parent's user context word, at the same address of
+ * its copy of the memory; a new thread registers its own.
  */
 void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 {
-	struct ktau_task *parent = current->ktau;
-	struct ktau_task *kt;
+	struct ktau_task *parent = &current->ktau;
+	struct ktau_task *kt = &tsk->ktau;
 
-	kt = ktau_task_alloc(GFP_KERNEL | __GFP_NOWARN);
-	tsk->ktau = kt;
-	if (kt && parent && !(clone_flags & CLONE_VM)) {
+	memset(kt, 0, sizeof(*kt));
+	kt->gens.both = READ_ONCE(ktau_gens.both);
+	if (!(clone_flags & CLONE_VM)) {
 		kt->ctx_word = parent->ctx_word;
 		kt->ctx_key = parent->ctx_key;
 	}
@@ -96,22 +85,10 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 
 void ktau_task_free(struct task_struct *tsk)
 {
-	struct ktau_task *kt = tsk->ktau;
+	struct ktau_task *kt = &tsk->ktau;
 
-	if (!kt)
-		return;
-	tsk->ktau = NULL;
 	kfree(rcu_dereference_protected(kt->table, 1));
-	kmem_cache_free(ktau_task_cache, kt);
-}
-
-/* ktau_current() when fork could not make the profile. */
-struct ktau_task *ktau_current_alloc(void)
-{
-	struct ktau_task *kt = ktau_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
-
-	WRITE_ONCE(current->ktau, kt);
-	return kt;
+	RCU_INIT_POINTER(kt->table, NULL);
 }
 
 static __always_inline struct ktau_entry *ktau_probe(struct ktau_table *t,
@@ -267,6 +244,8 @@ static void ktau_task_reset(struct ktau_task *kt)
 	RCU_INIT_POINTER(kt->table, NULL);
 	if (old)
 		kfree_rcu(old, rcu);
+	/* Hints into the old table may be beyond the next one's slots. */
+	memset(kt->slot_hint, 0, sizeof(kt->slot_hint));
 	kt->dropped = 0;
 	WRITE_ONCE(kt->gens.table, READ_ONCE(ktau_gens.table));
 }
@@ -320,14 +299,6 @@ static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
 	WRITE_ONCE(sum->incl, sum->incl + value);
 	WRITE_ONCE(sum->excl, sumsq);
 	ktau_range_add(range, 1, value, value);
-}
-
-/* Children timed on another CPU whose TSC lags may exceed @incl. */
-static __always_inline u64 ktau_excl(u64 incl, u64 child)
-{
-	u64 excl = incl - child;
-
-	return unlikely((s64)excl < 0) ? 0 : excl;
 }
 
 static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
@@ -431,11 +402,9 @@ static void ktau_start_at(unsigned int fid, bool from_user)
 		return;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (likely(kt)) {
-		if (from_user)
-			ktau_stack_reset(kt);
-		ktau_push(kt, fid, ktau_now());
-	}
+	if (from_user)
+		ktau_stack_reset(kt);
+	ktau_push(kt, fid, ktau_now());
 	local_irq_restore(flags);
 }
 
@@ -447,15 +416,12 @@ void ktau_start(unsigned int fid)
 void ktau_stop(unsigned int fid)
 {
 	u64 now = ktau_now();
-	struct ktau_task *kt;
 	unsigned long flags;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	kt = current->ktau;
-	if (likely(kt))
-		ktau_pop(kt, fid, now);
+	ktau_pop(ktau_current(), fid, now);
 	local_irq_restore(flags);
 }
 
@@ -498,10 +464,10 @@ void __ktau_schedule_enter(bool voluntary)
 /* Whichever kind of schedule frame the task opened is on top now. */
 void __ktau_schedule_exit(void)
 {
-	struct ktau_task *kt = current->ktau;
+	struct ktau_task *kt = ktau_current();
 	unsigned int top;
 
-	if (!kt || !kt->depth)
+	if (!kt->depth)
 		return;
 	top = ktau_frame_fid(&kt->stack[kt->depth - 1]);
 	if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
@@ -510,57 +476,22 @@ void __ktau_schedule_exit(void)
 }
 
 /*
- * The rest of __ktau_syscall_enter(): the context word, handlers, no
- * profile yet, x32 and invalid numbers.  Number -1 asks for nothing
- * (do_syscall_64() runs nothing for it); nothing is recorded.
+ * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
+ * inline path: the context word, handlers, x32 and invalid numbers.
+ * Number -1 asks for nothing (do_syscall_64() runs nothing for it):
+ * nothing is recorded.  Interrupts are off.
  */
-static noinline long ktau_syscall_open_other(long nr)
+long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
 {
-	struct ktau_task *kt;
+	struct ktau_task *kt = ktau_current();
 
 	if (static_branch_unlikely(&ktau_context_key))
 		__ktau_enter_from_user();
 	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return nr;
-	kt = ktau_current();
-	if (unlikely(!kt))
-		return nr;
 	ktau_stack_reset(kt);
 	if (nr != -1)
 		ktau_push(kt, ktau_sys64_fid(nr), ktau_now());
-	return nr;
-}
-
-/*
- * A 64-bit system call: syscall_enter_from_user_mode() calls this with
- * interrupts still off, before the entry work (seccomp, ptrace), with
- * the number the task asked for.  The stack starts empty, which also
- * drops frames whose stop was missed while a group was switched off.
- * Returns @nr, which the caller then keeps in a register across the call
- * (@regs, unused, leaves it in the register the dispatcher passes it in).
- * Only ever called directly: no IBT landing pad.
- *
- * The common case is a leaf with no stack frame of its own: everything
- * else is left to ktau_syscall_open_other().
- */
-__noendbr long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
-{
-	struct ktau_task *kt = current->ktau;
-	struct ktau_frame *f;
-
-	if (unlikely(!static_branch_likely(&ktau_group_keys[KTAU_GROUP_SYSCALL]) ||
-		     static_branch_unlikely(&ktau_context_key) ||
-		     static_branch_unlikely(&ktau_handler_key) ||
-		     !kt || (unsigned long)nr >= KTAU_NR_SYSCALL64))
-		return ktau_syscall_open_other(nr);
-	/* ktau_push() of the bottom frame, whose id is the number */
-	f = &kt->stack[0];
-	f->start = ktau_now();
-	f->child = 0;
-	f->key = kt->ctx_key + KTAU_KEY(0, KTAU_NO_PARENT, nr);
-	kt->gens.stack = READ_ONCE(ktau_gens.stack);
-	kt->depth = 1;
-	kt->overflow = 0;
 	return nr;
 }
 
@@ -578,8 +509,8 @@ long __ktau_syscall_renumber(long nr)
 	if (in_ia32_syscall())
 		return nr;
 	local_irq_save(flags);
-	kt = current->ktau;
-	if (kt && kt->depth && kt->gens.stack == READ_ONCE(ktau_gens.stack)) {
+	kt = ktau_current();
+	if (kt->depth && kt->gens.stack == READ_ONCE(ktau_gens.stack)) {
 		if (nr == -1) {
 			kt->depth = 0;
 			kt->overflow = 0;
@@ -600,11 +531,9 @@ void __ktau_ia32_syscall_enter(long nr)
 
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (likely(kt)) {
-		ktau_stack_reset(kt);
-		if (nr != -1)
-			ktau_push(kt, ktau_ia32_fid(nr), ktau_now());
-	}
+	ktau_stack_reset(kt);
+	if (nr != -1)
+		ktau_push(kt, ktau_ia32_fid(nr), ktau_now());
 	local_irq_restore(flags);
 }
 
@@ -622,87 +551,70 @@ static void ktau_syscall_bytes(struct ktau_task *kt, u64 key, long ret)
 	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 }
 
-/* The fid + 1 of read() or write(), whatever the caller slot. */
-static __always_inline bool ktau_key_moves_bytes(u64 key)
+/*
+ * ktau_account() of the syscall frame @f, which also leaves the slot of
+ * its entry as the hint ktau_syscall_exit_fast() tries first.
+ */
+static void ktau_syscall_account(struct ktau_task *kt,
+				 const struct ktau_frame *f, u64 now)
 {
-	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
-	return (u16)key <= __NR_write + 1;
-}
-
-/* The syscall frame's key is not in the table: insert it (or drop it). */
-static noinline void ktau_syscall_close_new(struct ktau_task *kt, u64 now)
-{
-	struct ktau_frame *f = &kt->stack[0];
 	u64 incl = now - f->start;
+	struct ktau_entry *e;
+	size_t slot;
 
-	ktau_account(kt, f->key, incl, ktau_excl(incl, f->child));
+	if (unlikely(ktau_task_cleared(kt)))
+		ktau_task_reset(kt);
+	e = ktau_table_find(&kt->table, f->key);
+	if (unlikely(!e)) {
+		kt->dropped++;
+		return;
+	}
+	ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
+	slot = e - rcu_dereference_raw(kt->table)->slot;
+	if (slot <= KTAU_SLOT_HINT_MAX)
+		kt->slot_hint[f->key % KTAU_SLOT_HINTS] = slot;
 }
 
 /*
- * The rest of __ktau_syscall_exit(): nothing open (a new task's first
- * return, or the group was switched on during the call), frames left
- * above the syscall's (their stop was missed: discarded, as ktau_pop()
- * does), a clear since the table was filled, handlers, the bytes of
- * reads and writes.
+ * ktau_syscall_exit_fast() indexes the table by a hint without a bounds
+ * check: CONFIG_KTAU_DEBUG checks here that every hint is below the slots.
  */
-static noinline void ktau_syscall_close_other(struct ktau_task *kt, long ret,
-					      u64 now)
+static void ktau_check_hints(const struct ktau_task *kt)
 {
-	struct ktau_frame *f;
+	const struct ktau_table *t = rcu_dereference_raw(kt->table);
+	unsigned int i;
 
-	if (!kt)
+	if (!IS_ENABLED(CONFIG_KTAU_DEBUG) || !t)
 		return;
+	for (i = 0; i < KTAU_SLOT_HINTS; i++)
+		WARN_ON_ONCE(kt->slot_hint[i] >= t->slots);
+}
+
+/*
+ * A system call's exit when ktau_syscall_exit_fast() cannot take it:
+ * nothing open (a new task's first return, or the group was switched on
+ * during the call), frames left above the syscall's (their stop was
+ * missed: discarded, as ktau_pop() does), a clear since the table was
+ * filled, a key that is not where its hint says (or not yet in the
+ * table), handlers, the bytes of reads and writes.  Interrupts are off.
+ */
+void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
+{
+	struct ktau_task *kt = ktau_current();
+	struct ktau_frame *f = &kt->stack[0];
+
 	if (!kt->depth || kt->gens.stack != READ_ONCE(ktau_gens.stack)) {
-		kt->depth = 0;
-		kt->overflow = 0;
+		ktau_stack_reset(kt);
 		return;
 	}
-	f = &kt->stack[0];
 	kt->depth = 1;
 	kt->overflow = 0;
 	if (ktau_key_moves_bytes(f->key))
-		ktau_syscall_bytes(kt, f->key, ret);
+		ktau_syscall_bytes(kt, f->key, regs_return_value(regs));
 	kt->depth = 0;
-	ktau_syscall_close_new(kt, now);
+	ktau_syscall_account(kt, f, now);
+	ktau_check_hints(kt);
 	ktau_handlers(ktau_frame_fid(f), KTAU_HANDLER_STOP, now);
-}
-
-/*
- * Every system call's exit, from __syscall_exit_to_user_mode_work()
- * with interrupts off, after the exit work and before the return to
- * user mode (signals, rescheduling) is prepared.  @ret: its return
- * value, for the bytes of reads and writes.  This is ktau_pop() of the
- * syscall's frame, the bottom one; the common case, the only frame open
- * and its key already in the table, is a leaf.
- */
-__noendbr void __ktau_syscall_exit(long ret)
-{
-	u64 now = ktau_now();
-	struct ktau_task *kt = current->ktau;
-	struct ktau_table *t;
-	struct ktau_entry *e;
-	struct ktau_frame *f;
-
-	if (unlikely(!kt || kt->depth != 1 || !ktau_task_current(kt) ||
-		     static_branch_unlikely(&ktau_handler_key) ||
-		     ktau_key_moves_bytes(kt->stack[0].key))) {
-		ktau_syscall_close_other(kt, ret, now);
-		return;
-	}
-	f = &kt->stack[0];
-	kt->depth = 0;
-	kt->overflow = 0;
-	t = rcu_dereference_raw(kt->table);
-	if (likely(t)) {
-		e = ktau_probe(t, f->key);
-		if (likely(e->key == f->key)) {
-			u64 incl = now - f->start;
-
-			ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
-			return;
-		}
-	}
-	ktau_syscall_close_new(kt, now);
 }
 
 /* Counts what a site could not record, e.g. for want of a function id. */
@@ -715,8 +627,7 @@ void ktau_count_dropped(void)
 		return;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (kt)
-		kt->dropped++;
+	kt->dropped++;
 	local_irq_restore(flags);
 }
 
@@ -760,29 +671,39 @@ void __ktau_event(int fid, u64 value)
 		return;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (likely(kt)) {
-		ktau_account_event(kt, fid, value);
-		ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
-	}
+	ktau_account_event(kt, fid, value);
+	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__ktau_event);
 
+static void ktau_static_key_set(struct static_key_false *key, bool on)
+{
+	if (on && !static_key_enabled(key))
+		static_branch_enable(key);
+	else if (!on && static_key_enabled(key))
+		static_branch_disable(key);
+}
+
 /*
- * Keep the syscall entry key on while the syscall group records or a
- * user context word was ever registered; either reason may change.
+ * Keep the system call keys in step with the syscall group, the context
+ * key and the handler key, any of which may change.  The inline timers
+ * are switched off before the entry key and on after it: a call entered
+ * through them always has its exit hook on.
  */
 void ktau_sysentry_update(void)
 {
-	bool want;
+	bool syscall, context, handler;
 
 	mutex_lock(&ktau_sysentry_lock);
-	want = static_key_enabled(&ktau_group_keys[KTAU_GROUP_SYSCALL]) ||
-	       static_key_enabled(&ktau_context_key);
-	if (want && !static_key_enabled(&ktau_sysentry_key))
-		static_branch_enable(&ktau_sysentry_key);
-	else if (!want && static_key_enabled(&ktau_sysentry_key))
-		static_branch_disable(&ktau_sysentry_key);
+	syscall = static_key_enabled(&ktau_group_keys[KTAU_GROUP_SYSCALL]);
+	context = static_key_enabled(&ktau_context_key);
+	handler = static_key_enabled(&ktau_handler_key);
+	if (!syscall || context || handler)
+		ktau_static_key_set(&ktau_sysfast_key, false);
+	ktau_static_key_set(&ktau_sysentry_key, syscall || context);
+	if (syscall && !context && !handler)
+		ktau_static_key_set(&ktau_sysfast_key, true);
 	mutex_unlock(&ktau_sysentry_lock);
 }
 
@@ -794,15 +715,9 @@ void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
 
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
-		struct ktau_task *kt = READ_ONCE(t->ktau);
-		struct ktau_table *tab;
-
-		if (!kt)
-			continue;
 		n++;
-		b += kmem_cache_size(ktau_task_cache);
-		tab = rcu_dereference(kt->table);
-		b += ktau_table_alloc_bytes(tab);
+		b += sizeof(t->ktau);
+		b += ktau_table_alloc_bytes(rcu_dereference(t->ktau.table));
 	}
 	rcu_read_unlock();
 	*tasks = n;
@@ -813,7 +728,7 @@ static int __init ktau_init(void)
 {
 	int ret;
 
-	ktau_task_cache = KMEM_CACHE(ktau_task, SLAB_PANIC);
+	BUILD_BUG_ON(NR_syscalls != KTAU_NR_SYSCALL64);
 	ktau_table_mid_cache = kmem_cache_create("ktau_table_768",
 						 KTAU_TABLE_MID_BYTES, 0,
 						 SLAB_PANIC, NULL);

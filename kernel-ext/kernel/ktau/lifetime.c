@@ -35,11 +35,9 @@ static struct ktau_signal *ktau_signal_get(struct signal_struct *sig)
  */
 void ktau_task_exit(struct task_struct *tsk)
 {
-	struct ktau_task *kt = tsk->ktau;
+	struct ktau_task *kt = &tsk->ktau;
 	unsigned long flags;
 
-	if (!kt)
-		return;
 	local_irq_save(flags);
 	ktau_unwind(kt);
 	local_irq_restore(flags);
@@ -48,11 +46,11 @@ void ktau_task_exit(struct task_struct *tsk)
 /* From __exit_signal(): @tsk is unhashed right after, same lock held. */
 void ktau_thread_release(struct task_struct *tsk)
 {
-	struct ktau_task *kt = tsk->ktau;
+	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_signal *ks;
 
 	/* A group leader's profile goes to its parent when it is reaped. */
-	if (!kt || thread_group_leader(tsk) || ktau_task_cleared(kt))
+	if (thread_group_leader(tsk) || ktau_task_cleared(kt))
 		return;
 	ks = ktau_signal_get(tsk->signal);
 	if (!ks)
@@ -69,7 +67,7 @@ void ktau_thread_release(struct task_struct *tsk)
 void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p)
 {
 	struct ktau_signal *cks = READ_ONCE(p->signal->ktau);
-	struct ktau_task *kt = p->ktau;
+	struct ktau_task *kt = &p->ktau;
 	struct ktau_signal *pks;
 	u64 dropped = 0;
 
@@ -77,7 +75,7 @@ void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p)
 	if (!pks)
 		return;
 	pks->processes++;
-	if (kt && !ktau_task_cleared(kt))
+	if (!ktau_task_cleared(kt))
 		dropped += kt->dropped +
 			ktau_table_fold(&pks->children,
 					rcu_dereference_raw(kt->table));

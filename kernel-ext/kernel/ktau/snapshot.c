@@ -58,9 +58,9 @@ void ktau_block_add_table(struct ktau_snapshot *snap, struct ktau_block *blk,
 void ktau_block_add_task(struct ktau_snapshot *snap, struct ktau_block *blk,
 			 struct task_struct *task)
 {
-	struct ktau_task *kt = READ_ONCE(task->ktau);
+	struct ktau_task *kt = &task->ktau;
 
-	if (!kt || ktau_task_cleared(kt))
+	if (ktau_task_cleared(kt))
 		return;
 	blk->dropped += READ_ONCE(kt->dropped);
 	ktau_block_add_table(snap, blk, rcu_dereference(kt->table));

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hints — exact system call counts through the inline exit timer's slot
+ * hints, in the three cases where a hint is wrong.
+ *
+ * The exit timer tries the table slot a per-task hint names, chosen by
+ * the low three bits of the call's key (its number + 1), and falls back
+ * to the hash when the slot holds another key.  getppid (110) and getuid
+ * (102) share a hint, so alternating them makes every hint a miss; calls
+ * of about 40 other system calls in between make the table grow, which
+ * moves every entry away from its hint; a clear drops the table, and the
+ * calls after it start a new, smaller one, beyond whose slots the old
+ * hints would point (debug kernels WARN if one does: the guest's kernel
+ * log check fails then).  After each phase this thread's own profile must
+ * hold exactly the calls it made.
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NALT 300
+
+/* Calls whose arguments make them harmless no-ops or errors. */
+static void other_calls(void)
+{
+	char buf[64];
+
+	syscall(SYS_getpid);
+	syscall(SYS_gettid);
+	syscall(SYS_geteuid);
+	syscall(SYS_getgid);
+	syscall(SYS_getegid);
+	syscall(SYS_getpgrp);
+	syscall(SYS_getsid, 0);
+	syscall(SYS_getpgid, 0);
+	syscall(SYS_sched_yield);
+	syscall(SYS_sched_getscheduler, 0);
+	syscall(SYS_getpriority, 0, 0);
+	syscall(SYS_umask, syscall(SYS_umask, 022));
+	syscall(SYS_times, NULL);
+	syscall(SYS_getcwd, buf, sizeof(buf));
+	syscall(SYS_getresuid, NULL, NULL, NULL);
+	syscall(SYS_getresgid, NULL, NULL, NULL);
+	syscall(SYS_getgroups, 0, NULL);
+	syscall(SYS_personality, 0xffffffffUL);
+	syscall(SYS_fcntl, -1, F_GETFD);
+	syscall(SYS_dup, -1);
+	syscall(SYS_close, -1);
+	syscall(SYS_fstat, -1, NULL);
+	syscall(SYS_lseek, -1, 0, SEEK_SET);
+	syscall(SYS_fsync, -1);
+	syscall(SYS_fdatasync, -1);
+	syscall(SYS_flock, -1, 0);
+	syscall(SYS_ioctl, -1, 0);
+	syscall(SYS_access, "/nonexistent", F_OK);
+	syscall(SYS_chdir, "/");
+	syscall(SYS_getrlimit, -1, NULL);
+	syscall(SYS_getrusage, -1000, NULL);
+	syscall(SYS_getitimer, -1, NULL);
+	syscall(SYS_sched_getaffinity, 0, 0, NULL);
+	syscall(SYS_prctl, -1, 0, 0, 0, 0);
+	syscall(SYS_ftruncate, -1, 0);
+	syscall(SYS_fchdir, -1);
+	syscall(SYS_fchmod, -1, 0);
+	syscall(SYS_fchown, -1, 0, 0);
+	syscall(SYS_getdents64, -1, NULL, 0);
+	syscall(SYS_readlink, "/nonexistent", buf, sizeof(buf));
+}
+
+/* This thread's getppid and getuid calls now; 0 when the profile cannot be read. */
+static int thread_counts(const char *check, uint64_t *ppid, uint64_t *uid)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	char path[64];
+
+	*ppid = *uid = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", (long)syscall(SYS_gettid));
+	if (ktr_load(path, 1, &p, check))
+		return 0;
+	b = ktr_block_kind(&p, "thread", 0);
+	if (b) {
+		ktr_func(b, "getppid", ppid, NULL, NULL);
+		ktr_func(b, "getuid", uid, NULL, NULL);
+	} else {
+		ktr_fail(check, "%s has no kind=thread block", path);
+	}
+	ktr_free(&p);
+	return b != NULL;
+}
+
+/* Alternate getppid and getuid @n times (with @others between), then check. */
+static void phase(const char *check, int n, int others)
+{
+	uint64_t p0, u0, p1, u1;
+
+	if (!thread_counts(check, &p0, &u0))
+		return;
+	for (int i = 0; i < n; i++) {
+		syscall(SYS_getppid);
+		if (others)
+			other_calls();
+		syscall(SYS_getuid);
+	}
+	if (!thread_counts(check, &p1, &u1))
+		return;
+	ktr_check(p1 - p0 == (uint64_t)n && u1 - u0 == (uint64_t)n, check,
+		  "getppid %" PRIu64 " -> %" PRIu64 ", getuid %" PRIu64 " -> %" PRIu64
+		  ": expected %d more of each", p0, p1, u0, u1, n);
+}
+
+int main(void)
+{
+	ktr_init("hints");
+	if (ktr_ctl("enable all")) {
+		ktr_fail("enable", "cannot enable all groups: %s", strerror(errno));
+		return ktr_exit();
+	}
+	phase("shared-hint", NALT, 0);
+	phase("table-grows", NALT / 10, 1);
+	phase("shared-hint-after-growth", NALT, 0);
+	if (ktr_ctl("clear")) {
+		ktr_fail("clear", "cannot clear: %s", strerror(errno));
+		return ktr_exit();
+	}
+	phase("after-clear", NALT, 0);
+	return ktr_exit();
+}
