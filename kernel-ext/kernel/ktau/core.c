@@ -250,8 +250,9 @@ static void ktau_task_reset(struct ktau_task *kt)
 	WRITE_ONCE(kt->gens.table, READ_ONCE(ktau_gens.table));
 }
 
-static __always_inline void ktau_account(struct ktau_task *kt, u64 key,
-					 u64 incl, u64 excl)
+/* Add one call to @key's entry, which it returns (NULL: dropped). */
+static __always_inline struct ktau_entry *
+ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
 {
 	struct ktau_entry *e;
 
@@ -263,6 +264,7 @@ static __always_inline void ktau_account(struct ktau_task *kt, u64 key,
 		ktau_entry_add(e, 1, incl, excl);
 	else
 		kt->dropped++;
+	return e;
 }
 
 static u64 ktau_square_sat(u64 v)
@@ -562,14 +564,9 @@ static void ktau_syscall_account(struct ktau_task *kt,
 	struct ktau_entry *e;
 	size_t slot;
 
-	if (unlikely(ktau_task_cleared(kt)))
-		ktau_task_reset(kt);
-	e = ktau_table_find(&kt->table, f->key);
-	if (unlikely(!e)) {
-		kt->dropped++;
+	e = ktau_account(kt, f->key, incl, ktau_excl(incl, f->child));
+	if (unlikely(!e))
 		return;
-	}
-	ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
 	slot = e - rcu_dereference_raw(kt->table)->slot;
 	if (slot <= KTAU_SLOT_HINT_MAX)
 		kt->slot_hint[f->key % KTAU_SLOT_HINTS] = slot;
@@ -687,9 +684,9 @@ static void ktau_static_key_set(struct static_key_false *key, bool on)
 
 /*
  * Keep the system call keys in step with the syscall group, the context
- * key and the handler key, any of which may change.  The inline timers
- * are switched off before the entry key and on after it: a call entered
- * through them always has its exit hook on.
+ * key and the handler key, any of which may change.  The inline timers'
+ * key is only tested under the entry key and the syscall group's, so
+ * the order of the switches does not matter.
  */
 void ktau_sysentry_update(void)
 {
@@ -699,11 +696,8 @@ void ktau_sysentry_update(void)
 	syscall = static_key_enabled(&ktau_group_keys[KTAU_GROUP_SYSCALL]);
 	context = static_key_enabled(&ktau_context_key);
 	handler = static_key_enabled(&ktau_handler_key);
-	if (!syscall || context || handler)
-		ktau_static_key_set(&ktau_sysfast_key, false);
 	ktau_static_key_set(&ktau_sysentry_key, syscall || context);
-	if (syscall && !context && !handler)
-		ktau_static_key_set(&ktau_sysfast_key, true);
+	ktau_static_key_set(&ktau_sysfast_key, syscall && !context && !handler);
 	mutex_unlock(&ktau_sysentry_lock);
 }
 
