@@ -16,9 +16,22 @@ if [ ! -f "$checkpatch" ]; then
 	exit 0
 fi
 
+# Two CHECKs --strict cannot get right in kernel-ext, allowed by name:
+# the label operand of an asm goto ("%l[fault]", read as a modulo), and
+# the __setup of ktau=, which the series' last patch documents in
+# kernel-parameters.txt (checkpatch -f only looks for it in the same file).
+label_lines() {
+	grep -n '%l\[' "$1" | cut -d: -f1
+}
+
 while read -r f; do
 	out=$(perl "$checkpatch" --no-tree --strict --terse --show-types -f "$top/$f" 2>&1 |
 		grep -E ': (ERROR|WARNING|CHECK):')
+	# the SPACING exception holds only on asm goto label lines
+	for l in $(label_lines "$top/$f"); do
+		out=$(printf '%s\n' "$out" | grep -v "^$top/$f:$l: CHECK:SPACING: spaces preferred around that '%'")
+	done
+	out=$(printf '%s\n' "$out" | grep -v ': CHECK:UNDOCUMENTED_SETUP: __setup appears un-documented' | sed '/^$/d')
 	if [ -z "$out" ]; then
 		echo "PASS: checkpatch/$f"
 	else

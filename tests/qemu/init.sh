@@ -9,6 +9,8 @@
 #   demo   run /demo.sh
 #   shell  an interactive shell on the console
 #   bench  run /bench/guest-bench.sh (`make bench`; BENCH lines)
+#   script run /mnt/host/script.sh from the 9p share (ad-hoc experiments:
+#          tests/qemu/run-guest.sh --mode script --share DIR)
 # Then print KTAU-GUEST-DONE and power off (reboot -f; QEMU runs with -no-reboot).
 # A virtio-9p share tagged `hostshare`, if there is one, is mounted at
 # /mnt/host; results.txt and dmesg.txt are copied there at the end.
@@ -88,12 +90,21 @@ bench)
 		rc=1
 	fi
 	;;
+script)
+	if [ -n "$share" ] && [ -f "$share/script.sh" ]; then
+		sh "$share/script.sh"
+		rc=$?
+	else
+		echo "FAIL: init/script: no script.sh in the 9p share"
+		rc=1
+	fi
+	;;
 shell)
 	echo "ktau test guest: busybox shell; 'exit' powers off"
 	setsid cttyhack sh -l
 	;;
 *)
-	echo "FAIL: init/mode: unknown ktaumode '$mode' (check, demo, shell, bench)"
+	echo "FAIL: init/mode: unknown ktaumode '$mode' (check, demo, shell, bench, script)"
 	rc=1
 	;;
 esac

@@ -9,7 +9,8 @@
 #   -k, --kernel FILE    KERNEL   kernel image (default BUILD/../bzImage)
 #   -i, --initrd FILE    INITRD   initramfs (default BUILD/../initramfs.cpio.gz,
 #                                 (re)built by mkinitramfs.sh when missing or stale)
-#   -m, --mode MODE      MODE     check | demo | shell | bench (default check)
+#   -m, --mode MODE      MODE     check | demo | shell | bench | script (default check;
+#                                 script runs SHARE/script.sh in the guest)
 #   -t, --timeout SECS   TIMEOUT  hard limit for the whole run (default 120)
 #   -s, --share DIR      SHARE    host dir shared over virtio-9p as `hostshare`
 #                                 (guest: /mnt/host; gets results.txt, dmesg.txt)
@@ -132,7 +133,7 @@ if [ -n "$CHECK_ONLY" ]; then
 	exit
 fi
 
-case "$MODE" in check|demo|shell|bench) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
+case "$MODE" in check|demo|shell|bench|script) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*) echo "run-guest: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
 case "$ICOUNT" in *[!0-9]*) echo "run-guest: bad icount shift '$ICOUNT'" >&2; exit 2 ;; esac
 KERNEL=${KERNEL:-$BUILD/../bzImage}
@@ -204,7 +205,7 @@ if [ "$MODE" = shell ]; then
 fi
 
 mkdir -p "$(dirname "$LOG")"
-[ "$MODE" = demo ] && VERBOSE=${VERBOSE:-1}
+case "$MODE" in demo|script) VERBOSE=${VERBOSE:-1} ;; esac
 start=$(date +%s)
 if [ -n "$VERBOSE" ]; then
 	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$LOG" >&2

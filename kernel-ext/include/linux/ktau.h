@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KTAU: per-task kernel profiles (calls, inclusive and exclusive TSC
- * cycles per instrumented kernel routine), exported through /proc.
+ * cycles per instrumented kernel callpath), exported through /proc.
  *
  * Instrumentation points call the inline hooks below.  Each hook sits
  * behind the static key of its group, so a group that is switched off
@@ -16,9 +16,10 @@
 
 struct task_struct;
 struct signal_struct;
-struct seq_file;
+struct linux_binprm;
+struct file;
+struct inode;
 struct pid_namespace;
-struct pid;
 struct pt_regs;
 
 /* The groups a function id belongs to; each can be switched at run time. */
@@ -56,26 +57,31 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 #include <linux/ktau_types.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <asm/barrier.h>
-#include <asm/msr.h>
+#include <asm/ktau.h>
 #include <asm/unistd.h>
 
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
-extern struct static_key_false ktau_sysentry_key;
 extern struct static_key_false ktau_sysfast_key;
+extern struct static_key_false ktau_context_key;
 
-/* The generations a task is current with: one compare checks both. */
-extern union ktau_gens ktau_gens;
+/*
+ * The control generation: bumped by every control change.  The system
+ * call exit compares a task's (depth, gen) word with ktau_gen_state,
+ * which is (ktau_gen << 32 | 1): one open frame, nothing changed.
+ */
+extern u64 ktau_gen_state;
 
 #define ktau_group_on(group) \
 	static_branch_unlikely(&ktau_group_keys[(group)])
 
 void ktau_task_init(struct task_struct *tsk, u64 clone_flags);
+void ktau_task_fork_failed(struct task_struct *tsk);
 void ktau_task_free(struct task_struct *tsk);
 void ktau_task_exit(struct task_struct *tsk);
-void ktau_thread_release(struct task_struct *tsk);
-void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p);
+void ktau_process_release(struct task_struct *p);
+void ktau_signal_init(struct signal_struct *sig);
 void ktau_signal_free(struct signal_struct *sig);
+void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm);
 
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
@@ -89,14 +95,18 @@ void __ktau_fault_enter(bool user_mode);
 void __ktau_fault_exit(void);
 void __ktau_schedule_enter(bool voluntary);
 void __ktau_schedule_exit(void);
-void __ktau_enter_from_user(void);
 
-/*
- * Run-time registered function ids, for any kernel code and modules.
- * ktau_get_fid() returns the id of @name in @group, registering it if it
- * is new: a non-negative id, or -EINVAL (bad name or group), -EEXIST
- * (@name is registered in another group), -ENOSPC (all
- * CONFIG_KTAU_MAX_FIDS ids are taken), -ENOMEM.  Any context.
+/**
+ * ktau_get_fid() - the function id of a kernel routine, registered if new
+ * @name: a name of at most KTAU_NAME_MAX printable bytes, no blanks
+ * @group: its group (enum ktau_group)
+ *
+ * Idempotent and safe to call concurrently from any context but NMI:
+ * every caller gets the same id for the same name.
+ *
+ * Return: a non-negative id, -EINVAL (bad name or group), -EEXIST (@name
+ * is registered in another group), -ENOSPC (all CONFIG_KTAU_MAX_FIDS ids
+ * are taken) or -ENOMEM.
  */
 int ktau_get_fid(const char *name, unsigned int group);
 void ktau_start_fid(int fid);
@@ -107,60 +117,46 @@ int __ktau_site_fid(int *site, const char *name, unsigned int group);
 int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler);
 int ktau_unregister_handler(unsigned int group_mask);
 
-int ktau_set_context(unsigned long addr, unsigned long arg3,
-		     unsigned long arg4, unsigned long arg5);
-void ktau_execve(struct task_struct *tsk);
+int ktau_context_prctl(int option, unsigned long arg2, unsigned long arg3,
+		       unsigned long arg4, unsigned long arg5);
 
-extern struct static_key_false ktau_context_key;
-
-int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
-		  struct pid *pid, struct task_struct *task);
-int proc_tgid_ktau(struct seq_file *m, struct pid_namespace *ns,
-		   struct pid *pid, struct task_struct *task);
-
-/* Only its task writes @kt->gens: no READ_ONCE() on that side. */
-static __always_inline bool ktau_task_current(const struct ktau_task *kt)
-{
-	return kt->gens.both == READ_ONCE(ktau_gens.both);
-}
+int ktau_proc_open(struct file *file, struct pid_namespace *ns,
+		   struct task_struct *task, bool whole_process);
+int ktau_proc_release(struct inode *inode, struct file *file);
 
 /*
- * current's profile, for the system call entry hook: a plain current may
- * be loaded above the hook's static branch and kept in a callee-saved
- * register across the call (it is needed after the hook), which would
- * cost the disabled hook a push and a pop.  this_cpu_read() is loaded
- * where it is used.
+ * Put the value of the user context word @tsk registered into the upper
+ * half of *@key (0 there), as the user context of the outermost frame of
+ * a new kernel entry; a word that is not mapped reads as 0.  Called with
+ * @tsk current and @word its word, on system call, interrupt, fault and
+ * scheduler paths, never from a machine check, debug exception or NMI.
  */
-static __always_inline struct ktau_task *ktau_syscall_task(void)
+static __always_inline void ktau_read_ctx(struct task_struct *tsk,
+					  const u32 __user *word, u64 *key)
 {
-	return &this_cpu_read(pcpu_hot.current_task)->ktau;
+	tsk->pagefault_disabled++;
+	barrier();
+	ktau_arch_read_ctx(key, word);
+	barrier();
+	tsk->pagefault_disabled--;
 }
 
 /*
- * The clock of every timer: the TSC, whose rate the profile header gives
- * (tsc_khz).  rdtsc() is always inlined, get_cycles() not at -Os.
- */
-static __always_inline u64 ktau_now(void)
-{
-	return rdtsc();
-}
-
-/*
- * Add to the counters of a profile entry.  Only the table's writer
- * updates them (its task with interrupts off, or a fold under a lock)
- * while readers on other CPUs load them with READ_ONCE(): an add to
- * memory each, which they never see torn, and no lock prefix, as
- * local64_add() does (WRITE_ONCE(c, c + v) would take a load, an add and
- * a store).  The inclusive time is stored before the exclusive time so
- * that a reader that loads them in the other order never sees exclusive
- * > inclusive: one asm statement, whose stores x86 makes visible in
- * program order (smp_wmb() is only a compiler barrier there); the three
- * counters are then addressed from one base register.
+ * Add to the counters of a record.  Only the table's writer updates them
+ * (its task with interrupts off, or a fold under a lock) while readers on
+ * other CPUs load them with READ_ONCE(): an add to memory each, which
+ * they never see torn, and no lock prefix, as local64_add() does
+ * (WRITE_ONCE(c, c + v) would take a load, an add and a store).  The
+ * inclusive time is stored before the exclusive time so that a reader
+ * that loads them in the other order never sees exclusive > inclusive:
+ * one asm statement, whose stores x86 makes visible in program order
+ * (smp_wmb() is only a compiler barrier there); the three counters are
+ * then addressed from one base register.
  */
 static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
 					   u64 incl, u64 excl)
 {
-	/* Pairs with smp_rmb() in ktau_block_add_table(). */
+	/* Pairs with smp_rmb() in ktau_table_copy(). */
 	asm volatile("addq %[calls], %c[oc](%[e])\n\t"
 		     "addq %[incl], %c[oi](%[e])\n\t"
 		     "addq %[excl], %c[ox](%[e])"
@@ -172,15 +168,25 @@ static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
 		       [ox] "i" (offsetof(struct ktau_entry, excl)));
 }
 
+/*
+ * Cycles from @start to @now: a task that migrated to a CPU whose TSC
+ * lags may read a @now before its @start; that counts as 0, never as a
+ * wrapped 2^64.
+ */
+static __always_inline u64 ktau_elapsed(u64 start, u64 now)
+{
+	u64 d = now - start;
+
+	return unlikely((s64)d < 0) ? 0 : d;
+}
+
 /* Children timed on another CPU whose TSC lags may exceed @incl. */
 static __always_inline u64 ktau_excl(u64 incl, u64 child)
 {
-	u64 excl = incl - child;
-
-	return unlikely((s64)excl < 0) ? 0 : excl;
+	return ktau_elapsed(child, incl);
 }
 
-/* The fid + 1 of read() or write(), whatever the caller slot. */
+/* The fid + 1 of read() or write(), whatever the user context. */
 static __always_inline bool ktau_key_moves_bytes(u64 key)
 {
 	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
@@ -190,36 +196,35 @@ static __always_inline bool ktau_key_moves_bytes(u64 key)
 /*
  * A 64-bit system call's entry, from syscall_enter_from_user_mode() with
  * interrupts still off, before the entry work (seccomp, ptrace), with
- * the number the task asked for.  It starts the call's timer and reads
- * the user context word (ktau_enter_from_user()), behind one static key.
- * Returns @nr: the caller's copy of the number then need not be saved
- * across a call that the key skips.
+ * the number the task asked for.  Returns @nr: the caller's copy of the
+ * number then need not be saved across a call that the key skips.
  *
- * The common case, inline: the syscall group records, no user context
- * word and no handler is registered (ktau_sysfast_key), and the number
- * is a 64-bit call's.  The stack starts empty, which also drops frames
- * whose stop was missed while a group was switched off; the call's frame
- * is the bottom one and its function id is the number.
+ * The common case, inline: the syscall group records, no handler is
+ * registered (ktau_sysfast_key), and the number is a 64-bit call's.  The
+ * stack starts empty (nothing of the task can be open in user mode); the
+ * call's frame is the bottom one, its function id is the number, and its
+ * record key carries the user context word's value when some thread has
+ * one registered (ktau_context_key).
  */
 static __always_inline long ktau_syscall_enter(const struct pt_regs *regs,
 					       long nr)
 {
+	struct task_struct *tsk;
 	struct ktau_task *kt;
-	struct ktau_frame *f;
 
-	if (!static_branch_unlikely(&ktau_sysentry_key))
+	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return nr;
-	kt = ktau_syscall_task();
-	f = &kt->stack[0];
+	tsk = ktau_arch_current();
+	kt = &tsk->ktau;
 	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
 		     (unsigned long)nr >= NR_syscalls))
 		return __ktau_syscall_enter(regs, nr);
-	f->start = ktau_now();
-	f->child = 0;
-	f->key = kt->ctx_key + KTAU_KEY(0, KTAU_NO_PARENT, nr);
-	kt->gens.stack = READ_ONCE(ktau_gens.stack);
-	kt->depth = 1;
-	kt->overflow = 0;
+	kt->stack[0].start = ktau_arch_now();
+	kt->stack[0].child = 0;
+	kt->root_key = nr + 1;
+	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
+	kt->state = READ_ONCE(ktau_gen_state);
 	return nr;
 }
 
@@ -243,31 +248,38 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
 
 /*
  * The common case of a system call's exit, inline: the fast entry's
- * conditions still hold, the call's frame is the only one open, its
- * entry is in the slot its hint names, and no read_bytes or write_bytes
- * event is due.  This is ktau_pop() of the bottom frame.
+ * conditions still hold, the call's frame is the only one open and no
+ * control change happened since its entry, its record is in the slot
+ * the table's hint names, no read_bytes or write_bytes event is due,
+ * and the call did not end on a CPU whose TSC lags its entry's (nor
+ * its children's).
+ * The table is never NULL for a task that makes system calls.
  */
 static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
 						   u64 now)
 {
 	struct ktau_table *t = rcu_dereference_raw(kt->table);
-	struct ktau_frame *f = &kt->stack[0];
-	u64 key = f->key;
+	u64 key = kt->root_key;
 	struct ktau_entry *e;
-	u64 incl;
+	s64 incl, excl;
 
 	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
-		     kt->depth != 1 || !ktau_task_current(kt) || !t))
+		     kt->state != READ_ONCE(ktau_gen_state)))
 		return false;
 	if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
 		return false;
-	e = &t->slot[(unsigned long)kt->slot_hint[key % KTAU_SLOT_HINTS]];
+	e = &t->rec[(unsigned long)t->hint[key % KTAU_SLOT_HINTS]];
 	if (unlikely(e->key != key))
 		return false;
+	/* A migration to a CPU whose TSC lags: the slow path clamps. */
+	incl = now - kt->stack[0].start;
+	if (unlikely(incl < 0))
+		return false;
+	excl = incl - kt->stack[0].child;
+	if (unlikely(excl < 0))
+		return false;
 	kt->depth = 0;
-	kt->overflow = 0;
-	incl = now - f->start;
-	ktau_entry_add(e, 1, incl, ktau_excl(incl, f->child));
+	ktau_entry_add(e, 1, incl, excl);
 	return true;
 }
 
@@ -283,7 +295,7 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 
 	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return;
-	now = ktau_now();
+	now = ktau_arch_now();
 	if (!ktau_syscall_exit_fast(&current->ktau, now))
 		__ktau_syscall_exit(regs, now);
 }
@@ -340,18 +352,6 @@ static __always_inline void ktau_schedule_exit(void)
 }
 
 /*
- * On every entry from user mode but a 64-bit system call's (whose hook
- * does it), with interrupts off: read the user context word the task
- * registered, which keys what it records until it returns.  Costs a
- * no-op until some task registers one.
- */
-static __always_inline void ktau_enter_from_user(void)
-{
-	if (static_branch_unlikely(&ktau_context_key))
-		__ktau_enter_from_user();
-}
-
-/*
  * The id a start/stop/event site uses, registered on the site's first
  * use and kept in @site: 0 not yet, id + 1, or a negative errno when
  * registration failed (not retried; each use then counts as dropped).
@@ -368,7 +368,15 @@ static __always_inline int ktau_site_fid(int *site, const char *name,
 	return __ktau_site_fid(site, name, group);
 }
 
-/* Record @value for the atomic event @fid (count, min, max, sum, sum^2). */
+/**
+ * ktau_event() - record a value of an atomic event
+ * @fid: the event's id, from ktau_get_fid(name, KTAU_GROUP_EVENT)
+ * @value: the value
+ *
+ * The current task's profile keeps count, minimum, maximum, sum and sum
+ * of squares of the values, per user context, while the event group
+ * records.  Any context but NMI.
+ */
 static __always_inline void ktau_event(int fid, u64 value)
 {
 	if (ktau_group_on(KTAU_GROUP_EVENT))
@@ -379,8 +387,9 @@ static __always_inline void ktau_event(int fid, u64 value)
  * Time a kernel routine by name, anywhere in the kernel or a module:
  *	KTAU_START("my_flush");  ...  KTAU_STOP("my_flush");
  * The name is registered (group "kernel") on first use.  Start and stop
- * nest like any instrumented routine; a stop closes the innermost open
- * start of the same name.
+ * nest like any instrumented routine: the routine's record is keyed by
+ * the callpath it ran in.  A stop closes the innermost open start of
+ * the same name.
  */
 #define KTAU_START(name)						\
 	do {								\
@@ -412,12 +421,14 @@ static __always_inline void ktau_event(int fid, u64 value)
 
 static inline void ktau_task_init(struct task_struct *tsk,
 				  u64 clone_flags) { }
+static inline void ktau_task_fork_failed(struct task_struct *tsk) { }
 static inline void ktau_task_free(struct task_struct *tsk) { }
 static inline void ktau_task_exit(struct task_struct *tsk) { }
-static inline void ktau_thread_release(struct task_struct *tsk) { }
-static inline void ktau_child_reaped(struct signal_struct *psig,
-				     struct task_struct *p) { }
+static inline void ktau_process_release(struct task_struct *p) { }
+static inline void ktau_signal_init(struct signal_struct *sig) { }
 static inline void ktau_signal_free(struct signal_struct *sig) { }
+static inline void ktau_execve(struct task_struct *tsk,
+			       const struct linux_binprm *bprm) { }
 static inline long ktau_syscall_enter(const struct pt_regs *regs, long nr)
 {
 	return nr;
@@ -438,10 +449,9 @@ static inline void ktau_fault_enter(bool user_mode) { }
 static inline void ktau_fault_exit(void) { }
 static inline void ktau_schedule_enter(bool voluntary) { }
 static inline void ktau_schedule_exit(void) { }
-static inline void ktau_enter_from_user(void) { }
-static inline void ktau_execve(struct task_struct *tsk) { }
-static inline int ktau_set_context(unsigned long addr, unsigned long arg3,
-				   unsigned long arg4, unsigned long arg5)
+static inline int ktau_context_prctl(int option, unsigned long arg2,
+				     unsigned long arg3, unsigned long arg4,
+				     unsigned long arg5)
 {
 	return -EINVAL;
 }

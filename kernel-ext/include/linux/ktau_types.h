@@ -1,31 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KTAU's per-task profile, kept in task_struct as delay accounting keeps
- * its pointer there: embedded, so that the system call hooks, inlined in
- * the entry code, reach it at a fixed offset from current and every task
- * has one (no allocation that can fail, no NULL to test).
+ * KTAU's per-task and per-process profile state.  The per-task part is
+ * embedded in task_struct, as delay accounting keeps its pointer there:
+ * the system call timers, inlined in the entry code, reach it at a fixed
+ * offset from current, and every task has one (no allocation that can
+ * fail on a hot path, no NULL to test).  The records themselves live in
+ * a table the part points to.
  */
 #ifndef _LINUX_KTAU_TYPES_H
 #define _LINUX_KTAU_TYPES_H
 
-#include <linux/limits.h>
+#include <linux/llist.h>
+#include <linux/mutex_types.h>
 #include <linux/types.h>
 
 /*
- * Deepest nesting recorded per task: a syscall, a page fault in it, a
- * hard IRQ, a softirq at its exit, an IRQ inside that, and a few
+ * Deepest nesting recorded per task: a system call, a page fault in it,
+ * a hard IRQ, a softirq at its exit, an IRQ inside that, and a few
  * run-time registered routines.  Deeper starts are counted as dropped.
  */
 #define KTAU_MAX_DEPTH		8
 
 /*
- * A profile key packs (user context, caller fid + 1, fid + 1) so that one
- * lookup per stop updates the caller->callee entry; flat profiles are
- * sums over callers, computed when /proc is read.  Key 0 marks a free
- * slot.
+ * A record is one kernel callpath: its key packs (user context, the
+ * record id of its caller's path, its function id + 1), so that the
+ * record of read => page_fault => irq is keyed by the record of
+ * read => page_fault.  Only outermost records (caller id 0) carry the
+ * user context; the others inherit it through their caller.  Key 0 is
+ * never a record's.
  */
-#define KTAU_KEY(ctx, parent_slot, fid) \
-	(KTAU_CTX_KEY(ctx) | ((u64)(parent_slot) << 16) | ((u64)(fid) + 1))
+#define KTAU_KEY(ctx, parent, fid) \
+	(KTAU_CTX_KEY(ctx) | ((u64)(parent) << 16) | ((u64)(fid) + 1))
 #define KTAU_CTX_KEY(ctx)	((u64)(ctx) << 32)
 #define KTAU_KEY_CTX(key)	((u32)((key) >> 32))
 #define KTAU_KEY_PARENT(key)	((u32)(((key) >> 16) & 0xffff))
@@ -39,62 +44,87 @@ struct ktau_entry {
 	u64 excl;
 };
 
+/*
+ * Slots of the system call exit's hints: where the entry of a key with
+ * these low bits was last found (see ktau_syscall_exit_fast()).
+ */
+#define KTAU_SLOT_HINTS		8
+
+/*
+ * A profile table: records in an array that only grows at its end, so a
+ * record's id (its index + 1) never changes, then the count of calls
+ * that found no room (a u64), then an open-addressing index of u16
+ * record ids.  The header is 32 bytes, so that the system call exit
+ * addresses a record from its index with one scaled add.  Growth copies the table into a
+ * bigger one, keeping every id.  Only the task that owns a table (and
+ * interrupts taken while it runs) writes it, with interrupts off; other
+ * CPUs read rec[0 .. nrec) under RCU.
+ */
 struct ktau_table {
 	struct rcu_head rcu;
-	unsigned int slots;
-	unsigned int used;
-	struct ktau_entry slot[];
+	u16 nrec;
+	u16 maxrec;
+	u8 index_bits;
+	u8 flags;			/* KTAU_TABLE_* (kernel/ktau) */
+	u8 pad[2];
+	u8 hint[KTAU_SLOT_HINTS];	/* record indexes, each < maxrec */
+	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };
 
 /*
- * One open (started, not yet stopped) instrumented routine.  The key of
- * the entry its stop updates is made at the start: the user context
- * cannot change before the kernel returns to user mode.
+ * An open (started, not yet stopped) instrumented routine.  The
+ * outermost one's key is ktau_task.root_key (it carries the user
+ * context); the others' keys fit in 32 bits.
  */
 struct ktau_frame {
 	u64 start;
 	u64 child;			/* cycles of instrumented children */
-	u64 key;			/* KTAU_KEY(ctx, caller, fid) */
+	u32 key;			/* caller's record id << 16 | fid + 1 */
+	u16 rec;			/* its record's id, when known */
+	u16 deeper_groups;		/* the deepest frame's: the groups */
+					/* of starts kept only as a count */
 };
 
 /*
- * Generations: the stack's is bumped whenever recording is switched on
- * (frames opened before may have missed their stops), the table's by
- * each clear (a task table of an older one reads as empty).
- */
-union ktau_gens {
-	struct {
-		unsigned int stack;
-		unsigned int table;
-	};
-	u64 both;
-};
-
-/*
- * Where a system call's entry was last found in the table, by the low
- * bits of its key: the system call exit tries that slot before hashing.
- * A hint is only a guess, checked against the slot's key; every hint is
- * below the slots of the task's table (tables only grow, and a reset
- * that drops the table zeroes them).
- */
-#define KTAU_SLOT_HINTS		8
-#define KTAU_SLOT_HINT_MAX	U8_MAX
-
-/*
- * Per-task profile.  Only the owning task, and interrupts taken while it
- * runs, write it, with interrupts disabled; /proc readers on other CPUs
- * read the table under RCU.
+ * Per-task profile.  @depth may exceed KTAU_MAX_DEPTH: the starts beyond
+ * it are counted, not kept.  @gen is the control generation as of which
+ * the open frames are known valid (see ktau_stack_check()); depth and gen
+ * share a word so that the system call exit checks both in one compare.
  */
 struct ktau_task {
 	struct ktau_table __rcu *table;
-	unsigned int depth;
-	unsigned int overflow;		/* starts beyond KTAU_MAX_DEPTH */
-	union ktau_gens gens;		/* stack valid since, table of */
-	u64 ctx_key;			/* KTAU_CTX_KEY(user context) */
-	u32 __user *ctx_word;		/* where the task keeps it, or NULL */
-	u64 dropped;
-	u8 slot_hint[KTAU_SLOT_HINTS];
+	union {
+		struct {
+			u32 depth;
+			u32 gen;
+		};
+		u64 state;
+	};
+	u64 root_key;			/* the outermost frame's record key */
+	u32 __user *ctx_word;		/* registered user context, or NULL */
+	unsigned long flags;		/* KTAU_TASK_* bits */
+	struct callback_head grow_work;	/* user tasks: grow at return */
+	struct llist_node grow_node;	/* kernel threads: the grow worker */
+	struct ktau_table *spare;	/* kernel threads: a bigger table */
 	struct ktau_frame stack[KTAU_MAX_DEPTH];
+};
+
+/*
+ * A process's totals of exited threads and reaped children, in
+ * signal_struct.  @lock (a mutex: folding allocates) serializes folds,
+ * clears and the readers that need a consistent view of the live threads
+ * and the exited total.
+ */
+struct ktau_signal {
+	struct mutex lock;		/* folds, clears, consistent reads */
+	struct ktau_table *exited;
+	struct ktau_table *children;
+	unsigned int exited_threads;
+	unsigned int processes;
+	unsigned int private_processes;
+	bool private;			/* ran privileged: totals only */
+	u64 exited_dropped;
+	u64 children_dropped;
 };
 
 #endif /* _LINUX_KTAU_TYPES_H */

@@ -5,69 +5,109 @@
  * A thread registers, with prctl(PR_KTAU_SET_CONTEXT, addr), a 32-bit
  * word of its own memory where it keeps the id of the user routine (or
  * callpath) it is in; it updates the word with a plain store, as rseq
- * users update their area.  On every entry from user mode the kernel
- * reads the word, and everything the task records until it returns to
- * user mode is keyed by that id: the ctx column of its profile.  A word
+ * users update their area.  When the thread enters the kernel (a system
+ * call, an interrupt, a page fault) and opens its outermost frame, the
+ * kernel reads the word, and the callpaths recorded until that frame
+ * closes are keyed by its value: the ctx column of the profile.  A word
  * that cannot be read without faulting counts as context 0.
+ *
+ * Registrations are counted: while no thread has a word, the system
+ * call entry does not look for one (ktau_context_key is off).
  */
 #include <linux/jump_label.h>
+#include <linux/prctl.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
 
 DEFINE_STATIC_KEY_FALSE(ktau_context_key);
+static atomic_t ktau_nr_contexts = ATOMIC_INIT(0);
 
-/* Interrupts are off: the read must not fault. */
-void __ktau_enter_from_user(void)
+/* A thread's word was registered (or inherited at fork).  May sleep. */
+void ktau_context_get(void)
 {
-	struct ktau_task *kt = ktau_current();
-	u32 ctx;
-
-	if (!kt->ctx_word)
-		return;
-	/*
-	 * copy_from_user_nofault() without its checks, which cost more
-	 * than the read: the address passed access_ok() when it was
-	 * registered (fork keeps it, exec drops it), and this is no NMI.
-	 */
-	pagefault_disable();
-	if (__get_user(ctx, kt->ctx_word))
-		ctx = 0;
-	pagefault_enable();
-	kt->ctx_key = KTAU_CTX_KEY(ctx);
+	atomic_inc(&ktau_nr_contexts);
+	static_branch_inc(&ktau_context_key);
 }
 
-int ktau_set_context(unsigned long addr, unsigned long arg3,
-		     unsigned long arg4, unsigned long arg5)
+/* A registered word was dropped (unregister, exec, exit).  May sleep. */
+void ktau_context_put(void)
 {
-	u32 __user *word = (u32 __user *)addr;
-	struct ktau_task *kt;
+	atomic_dec(&ktau_nr_contexts);
+	static_branch_dec(&ktau_context_key);
+}
+
+unsigned int ktau_contexts(void)
+{
+	return atomic_read(&ktau_nr_contexts);
+}
+
+/* Interrupts off: the entry paths read the word with them off too. */
+static void ktau_set_word(struct ktau_task *kt, u32 __user *word)
+{
 	unsigned long flags;
 
-	if (arg3 || arg4 || arg5 || !IS_ALIGNED(addr, sizeof(u32)))
-		return -EINVAL;
-	if (word && !access_ok(word, sizeof(u32)))
-		return -EFAULT;
 	local_irq_save(flags);
-	kt = ktau_current();
 	kt->ctx_word = word;
-	kt->ctx_key = 0;
 	local_irq_restore(flags);
-	if (word) {
-		/* Back from here, the syscall entry hook reads the word too. */
-		if (!static_key_enabled(&ktau_context_key))
-			static_branch_enable(&ktau_context_key);
-		ktau_sysentry_update();
-	}
+}
+
+static int ktau_context_register(unsigned long addr)
+{
+	struct ktau_task *kt = ktau_current();
+	u32 __user *word = (u32 __user *)addr;
+
+	if (!IS_ALIGNED(addr, sizeof(u32)))
+		return -EINVAL;
+	if (!access_ok(word, sizeof(u32)))
+		return -EFAULT;
+	if (kt->ctx_word)
+		return -EBUSY;
+	ktau_context_get();
+	ktau_set_word(kt, word);
 	return 0;
 }
 
-/* The word's address means nothing in the new program. */
-void ktau_execve(struct task_struct *tsk)
+static int ktau_context_unregister(void)
 {
-	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_task *kt = ktau_current();
 
-	kt->ctx_word = NULL;
-	kt->ctx_key = 0;
+	if (!kt->ctx_word)
+		return -ENOENT;
+	ktau_set_word(kt, NULL);
+	ktau_context_put();
+	return 0;
+}
+
+/**
+ * ktau_context_prctl() - PR_KTAU_SET_CONTEXT and PR_KTAU_GET_CONTEXT
+ * @option: which of the two
+ * @arg2: SET: the word's address (0 unregisters); GET: a u64 pointer
+ *	that receives the registered address (0 if none)
+ * @arg3: flags, none defined yet: must be 0
+ * @arg4: must be 0
+ * @arg5: must be 0
+ *
+ * Return: 0, -EINVAL (bad alignment or arguments), -EFAULT (not a user
+ * address), -EBUSY (a word is registered already), -ENOENT
+ * (unregistering with none registered).
+ */
+int ktau_context_prctl(int option, unsigned long arg2, unsigned long arg3,
+		       unsigned long arg4, unsigned long arg5)
+{
+	u64 addr;
+
+	if (arg3 || arg4 || arg5)
+		return -EINVAL;
+	switch (option) {
+	case PR_KTAU_SET_CONTEXT:
+		return arg2 ? ktau_context_register(arg2) :
+			      ktau_context_unregister();
+	case PR_KTAU_GET_CONTEXT:
+		addr = (unsigned long)ktau_current()->ctx_word;
+		return put_user(addr, (u64 __user *)arg2) ? -EFAULT : 0;
+	default:
+		return -EINVAL;
+	}
 }

@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/ktau/control: start and stop recording, clear every profile, and
- * switch groups of instrumentation points on and off.  A group records
- * when recording is started and the group is enabled; its static key is
- * on exactly then, so anything else costs the hooks a no-op.
+ * /proc/ktau/control: start and stop recording, clear every profile,
+ * switch groups of instrumentation points on and off, and set the
+ * memory limits.  A group records when recording is started and the
+ * group is enabled; its static key is on exactly then, so anything else
+ * costs the hooks a no-op.
+ *
+ * Every change bumps the control generation, and the generation of each
+ * group it affects: a routine that was running across the change of its
+ * group records nothing (its start and its stop were under other rules),
+ * while the other groups' routines are not disturbed.
  */
 #include <linux/capability.h>
+#include <linux/init.h>
 #include <linux/mutex.h>
+#include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -16,75 +25,110 @@
 #include "control_parse.h"
 #include "internal.h"
 
+#define KTAU_ALL_GROUPS		(BIT(KTAU_NR_GROUPS) - 1)
+
 static DEFINE_MUTEX(ktau_control_lock);
 static bool ktau_running;
 static unsigned long ktau_enabled_groups;
 
-/* Make every group's static key match the state.  Holds the lock. */
-static void ktau_apply_state(void)
+/*
+ * Start a new control generation for @groups.  The static keys have
+ * their new state already, and static_branch_*() returns only once no
+ * CPU runs a hook of the old state (interrupts off throughout a hook),
+ * so every frame opened under the old state carries an older generation.
+ */
+static void ktau_gen_bump(unsigned long groups)
 {
+	u32 gen = ktau_gen + 1;
 	unsigned int g;
-	bool bumped = false;
 
+	lockdep_assert_held(&ktau_control_lock);
+	for_each_set_bit(g, &groups, KTAU_NR_GROUPS)
+		WRITE_ONCE(ktau_group_gen[g], gen);
+	WRITE_ONCE(ktau_gen_state, (u64)gen << 32 | 1);
+	WRITE_ONCE(ktau_gen, gen);
+}
+
+/* Make every group's static key match the state; returns what changed. */
+static unsigned long ktau_apply_state(void)
+{
+	unsigned long changed = 0;
+	unsigned int g;
+
+	lockdep_assert_held(&ktau_control_lock);
 	for (g = 0; g < KTAU_NR_GROUPS; g++) {
 		bool want = ktau_running && (ktau_enabled_groups & BIT(g));
 
 		if (want == static_key_enabled(&ktau_group_keys[g]))
 			continue;
-		if (want) {
-			/* Frames opened before now may have missed stops. */
-			if (!bumped)
-				WRITE_ONCE(ktau_gens.stack, ktau_gens.stack + 1);
-			bumped = true;
+		if (want)
 			static_branch_enable(&ktau_group_keys[g]);
-		} else {
+		else
 			static_branch_disable(&ktau_group_keys[g]);
-		}
+		changed |= BIT(g);
 	}
-	ktau_sysentry_update();
+	return changed;
 }
 
 /*
- * Each task empties its own table when it next records (or is treated as
- * empty by readers until then); the process totals are emptied here,
- * under the lock their folds take.
+ * Walk every task (not the idle tasks), a batch at a time outside RCU,
+ * so that @fn may sleep.  Tasks are visited in pid order.
+ */
+void ktau_walk_tasks(ktau_task_fn_t fn, void *arg)
+{
+	struct task_struct *batch[32];
+	unsigned int n, i;
+	int nr = 1;
+
+	do {
+		n = 0;
+		rcu_read_lock();
+		while (n < ARRAY_SIZE(batch)) {
+			struct pid *pid = find_ge_pid(nr, &init_pid_ns);
+			struct task_struct *p;
+
+			if (!pid)
+				break;
+			nr = pid_nr(pid) + 1;
+			p = pid_task(pid, PIDTYPE_PID);
+			if (p)
+				batch[n++] = get_task_struct(p);
+		}
+		rcu_read_unlock();
+		for (i = 0; i < n; i++) {
+			fn(batch[i], arg);
+			put_task_struct(batch[i]);
+		}
+		cond_resched();
+	} while (n);
+}
+
+static void ktau_clear_task(struct task_struct *p, void *arg)
+{
+	ktau_task_clear(p);
+}
+
+/*
+ * Empty every profile: a new generation for every group, a grace period
+ * so that every hook that checked the old one is done, then fresh tables
+ * for every task and empty totals for every process.  The old tables
+ * are freed, sleeping tasks' included.
  */
 static void ktau_clear_all(void)
 {
-	struct task_struct *p;
-
-	WRITE_ONCE(ktau_gens.table, ktau_gens.table + 1);
-	rcu_read_lock();
-	for_each_process(p) {
-		struct signal_struct *sig = p->signal;
-
-		write_seqlock_irq(&sig->stats_lock);
-		ktau_signal_reset(sig);
-		write_sequnlock_irq(&sig->stats_lock);
-	}
-	rcu_read_unlock();
+	lockdep_assert_held(&ktau_control_lock);
+	ktau_gen_bump(KTAU_ALL_GROUPS);
+	synchronize_rcu();
+	ktau_walk_tasks(ktau_clear_task, NULL);
+	atomic64_set(&ktau_dropped_untabled, 0);
 }
 
-static ssize_t ktau_control_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static int ktau_control_do(const struct ktau_control_cmd *cmd)
 {
-	char buf[KTAU_CONTROL_MAX_LEN];
-	struct ktau_control_cmd cmd;
-	int ret;
+	unsigned long changed;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EACCES;
-	if (!count || count > sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	ret = ktau_control_parse(buf, count, ktau_group_names,
-				 KTAU_NR_GROUPS, &cmd);
-	if (ret)
-		return ret;
-
-	mutex_lock(&ktau_control_lock);
-	switch (cmd.op) {
+	lockdep_assert_held(&ktau_control_lock);
+	switch (cmd->op) {
 	case KTAU_CONTROL_START:
 		ktau_running = true;
 		break;
@@ -99,45 +143,84 @@ static ssize_t ktau_control_write(struct file *file, const char __user *ubuf,
 		ktau_running = true;
 		break;
 	case KTAU_CONTROL_ENABLE:
-		ktau_enabled_groups |= cmd.groups;
+		ktau_enabled_groups |= cmd->groups;
 		break;
 	case KTAU_CONTROL_DISABLE:
-		ktau_enabled_groups &= ~cmd.groups;
+		ktau_enabled_groups &= ~cmd->groups;
 		break;
+	case KTAU_CONTROL_LIMIT_MEMORY:
+		WRITE_ONCE(ktau_mem_limit, cmd->value);
+		return 0;
+	case KTAU_CONTROL_LIMIT_RECORDS:
+		WRITE_ONCE(ktau_records_limit, cmd->value);
+		return 0;
 	}
-	ktau_apply_state();
+	changed = ktau_apply_state();
+	if (changed)
+		ktau_gen_bump(changed);
+	return 0;
+}
+
+static ssize_t ktau_control_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[KTAU_CONTROL_MAX_LEN];
+	struct ktau_control_cmd cmd;
+	int ret;
+
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!count || count > sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	ret = ktau_control_parse(buf, count, ktau_group_names,
+				 KTAU_NR_GROUPS, &cmd);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ktau_control_lock);
+	ret = ktau_control_do(&cmd);
 	mutex_unlock(&ktau_control_lock);
-	return count;
+	return ret ? ret : count;
+}
+
+static void ktau_show_groups(struct seq_file *m, unsigned long groups)
+{
+	unsigned int g;
+
+	for (g = 0; g < KTAU_NR_GROUPS; g++) {
+		if (groups & BIT(g))
+			seq_printf(m, " %s", ktau_group_name(g));
+	}
+	if (!groups)
+		seq_puts(m, " none");
+	seq_putc(m, '\n');
 }
 
 static int ktau_control_show(struct seq_file *m, void *v)
 {
 	unsigned long tasks, bytes;
-	unsigned int g;
-	bool any = false;
 
 	mutex_lock(&ktau_control_lock);
 	seq_puts(m, "ktau-control 1\n");
 	seq_printf(m, "state %s\n", ktau_running ? "running" : "stopped");
 	seq_puts(m, "groups");
-	for (g = 0; g < KTAU_NR_GROUPS; g++) {
-		if (ktau_enabled_groups & BIT(g)) {
-			seq_printf(m, " %s", ktau_group_name(g));
-			any = true;
-		}
-	}
-	seq_puts(m, any ? "\n" : " none\n");
+	ktau_show_groups(m, ktau_enabled_groups);
 	mutex_unlock(&ktau_control_lock);
 
 	seq_puts(m, "available");
-	for (g = 0; g < KTAU_NR_GROUPS; g++)
-		seq_printf(m, " %s", ktau_group_name(g));
-	seq_printf(m, "\nfids %u/%u\n", ktau_nr_fids(), KTAU_MAX_FIDS);
+	ktau_show_groups(m, KTAU_ALL_GROUPS);
+	seq_printf(m, "fids %u/%u\n", ktau_nr_fids(), KTAU_MAX_FIDS);
 	seq_printf(m, "fids_refused %u\n", ktau_fids_refused());
 	ktau_memory_usage(&tasks, &bytes);
-	seq_printf(m, "memory tasks=%lu bytes=%lu\n", tasks, bytes);
-	seq_printf(m, "lost_tasks %lld\n", atomic64_read(&ktau_lost_tasks));
-	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP...  (GROUP: a name above or all)\n");
+	seq_printf(m, "memory tasks=%lu bytes=%lu limit=%lu\n", tasks, bytes,
+		   READ_ONCE(ktau_mem_limit));
+	seq_printf(m, "records_limit %u\n", READ_ONCE(ktau_records_limit));
+	seq_printf(m, "contexts %u\n", ktau_contexts());
+	seq_printf(m, "dropped %lld\n", atomic64_read(&ktau_dropped_untabled));
+	seq_puts(m, "lost_tasks 0\n");
+	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit records N  (GROUP: a name above or all)\n");
 	seq_puts(m, "end\n");
 	return 0;
 }
@@ -155,15 +238,59 @@ static const struct proc_ops ktau_control_ops = {
 	.proc_write	= ktau_control_write,
 };
 
-/* Recording starts at boot with every group enabled. */
+/*
+ * ktau= on the command line: "off" (stopped, every group enabled for a
+ * later start), "on" (every group records), or a comma-separated list of
+ * groups that record.  Without it, CONFIG_KTAU_DEFAULT_ON decides.
+ */
+static bool ktau_boot_running = IS_ENABLED(CONFIG_KTAU_DEFAULT_ON);
+static unsigned long ktau_boot_groups = KTAU_ALL_GROUPS;
+
+static int __init ktau_setup(char *str)
+{
+	unsigned long groups = 0;
+	unsigned int g;
+	char *word;
+
+	if (!strcmp(str, "off")) {
+		ktau_boot_running = false;
+		return 1;
+	}
+	if (!strcmp(str, "on")) {
+		ktau_boot_running = true;
+		ktau_boot_groups = KTAU_ALL_GROUPS;
+		return 1;
+	}
+	while ((word = strsep(&str, ",")) != NULL) {
+		for (g = 0; g < KTAU_NR_GROUPS; g++) {
+			if (!strcmp(word, ktau_group_names[g]))
+				break;
+		}
+		if (g == KTAU_NR_GROUPS) {
+			pr_warn("ktau: unknown group '%s' in ktau=; recording is stopped\n",
+				word);
+			ktau_boot_running = false;
+			return 1;
+		}
+		groups |= BIT(g);
+	}
+	ktau_boot_running = true;
+	ktau_boot_groups = groups;
+	return 1;
+}
+__setup("ktau=", ktau_setup);
+
 int __init ktau_control_init(struct proc_dir_entry *dir)
 {
+	struct ktau_control_cmd boot = {
+		.op = ktau_boot_running ? KTAU_CONTROL_START : KTAU_CONTROL_STOP,
+	};
+
 	if (!proc_create("control", 0600, dir, &ktau_control_ops))
 		return -ENOMEM;
 	mutex_lock(&ktau_control_lock);
-	ktau_running = true;
-	ktau_enabled_groups = BIT(KTAU_NR_GROUPS) - 1;
-	ktau_apply_state();
+	ktau_enabled_groups = ktau_boot_groups;
+	ktau_control_do(&boot);
 	mutex_unlock(&ktau_control_lock);
 	return 0;
 }

@@ -3,8 +3,10 @@
  * Parser of /proc/ktau/control commands:
  *
  *   start | stop | clear | startclr | enable GROUP... | disable GROUP...
+ *   limit memory BYTES | limit records N
  *
- * GROUP is a group name or "all".  Words are separated by blanks; one
+ * GROUP is a group name or "all"; BYTES a decimal number with an optional
+ * K, M or G suffix (powers of 1024).  Words are separated by blanks; one
  * trailing newline is allowed.  Anything else is -EINVAL, and the caller
  * changes nothing then: the whole command is checked before it acts.
  */
@@ -77,6 +79,67 @@ static int ktau_parse_groups(const char *buf, size_t len, size_t pos,
 	return *groups ? 0 : -EINVAL;
 }
 
+/* A decimal number, with a K/M/G suffix if @suffix; no overflow. */
+static int ktau_parse_number(const struct ktau_word *w, bool suffix,
+			     unsigned long long *v)
+{
+	unsigned int shift = 0;
+	size_t i, len = w->len;
+	unsigned long long n = 0;
+
+	if (suffix && len > 1) {
+		switch (w->s[len - 1]) {
+		case 'K':
+			shift = 10;
+			break;
+		case 'M':
+			shift = 20;
+			break;
+		case 'G':
+			shift = 30;
+			break;
+		}
+		if (shift)
+			len--;
+	}
+	if (!len || len > 19)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (w->s[i] < '0' || w->s[i] > '9')
+			return -EINVAL;
+		n = 10 * n + (w->s[i] - '0');
+	}
+	if (n > (~0ULL >> shift))
+		return -EINVAL;
+	*v = n << shift;
+	return 0;
+}
+
+/* limit memory BYTES | limit records N */
+static int ktau_parse_limit(const char *buf, size_t len, size_t pos,
+			    struct ktau_control_cmd *cmd)
+{
+	struct ktau_word what, num, extra;
+	unsigned long long min, max;
+	bool memory;
+
+	if (!ktau_next_word(buf, len, &pos, &what) ||
+	    !ktau_next_word(buf, len, &pos, &num) ||
+	    ktau_next_word(buf, len, &pos, &extra))
+		return -EINVAL;
+	memory = ktau_word_is(&what, "memory");
+	if (!memory && !ktau_word_is(&what, "records"))
+		return -EINVAL;
+	if (ktau_parse_number(&num, memory, &cmd->value))
+		return -EINVAL;
+	min = memory ? KTAU_LIMIT_MEMORY_MIN : KTAU_LIMIT_RECORDS_MIN;
+	max = memory ? KTAU_LIMIT_MEMORY_MAX : KTAU_LIMIT_RECORDS_MAX;
+	if (cmd->value < min || cmd->value > max)
+		return -EINVAL;
+	cmd->op = memory ? KTAU_CONTROL_LIMIT_MEMORY : KTAU_CONTROL_LIMIT_RECORDS;
+	return 0;
+}
+
 int ktau_control_parse(const char *buf, size_t len,
 		       const char *const *group_names, unsigned int nr_groups,
 		       struct ktau_control_cmd *cmd)
@@ -91,6 +154,7 @@ int ktau_control_parse(const char *buf, size_t len,
 		{ "startclr", KTAU_CONTROL_STARTCLR },
 		{ "enable", KTAU_CONTROL_ENABLE },
 		{ "disable", KTAU_CONTROL_DISABLE },
+		{ "limit", KTAU_CONTROL_LIMIT_MEMORY },
 	};
 	struct ktau_word w, extra;
 	size_t i, pos = 0;
@@ -116,6 +180,9 @@ int ktau_control_parse(const char *buf, size_t len,
 		return -EINVAL;
 	cmd->op = ops[i].op;
 	cmd->groups = 0;
+	cmd->value = 0;
+	if (cmd->op == KTAU_CONTROL_LIMIT_MEMORY)
+		return ktau_parse_limit(buf, len, pos, cmd);
 	if (cmd->op == KTAU_CONTROL_ENABLE || cmd->op == KTAU_CONTROL_DISABLE)
 		return ktau_parse_groups(buf, len, pos, group_names, nr_groups,
 					 &cmd->groups);

@@ -24,11 +24,20 @@ enum ktau_control_op {
 	KTAU_CONTROL_STARTCLR,
 	KTAU_CONTROL_ENABLE,
 	KTAU_CONTROL_DISABLE,
+	KTAU_CONTROL_LIMIT_MEMORY,
+	KTAU_CONTROL_LIMIT_RECORDS,
 };
+
+/* What the limit commands accept. */
+#define KTAU_LIMIT_MEMORY_MIN	(1024ULL * 1024)
+#define KTAU_LIMIT_MEMORY_MAX	(1024ULL * 1024 * 1024 * 1024 * 1024)
+#define KTAU_LIMIT_RECORDS_MIN	20
+#define KTAU_LIMIT_RECORDS_MAX	65000
 
 struct ktau_control_cmd {
 	enum ktau_control_op op;
 	unsigned long groups;	/* enable/disable: a bit per group */
+	unsigned long long value;	/* limit: bytes or records */
 };
 
 int ktau_control_parse(const char *buf, size_t len,

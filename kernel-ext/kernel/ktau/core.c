@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KTAU recording core: the start/stop timers behind the instrumentation
- * hooks and the per-task profile tables they fill.
+ * hooks, and the records of kernel callpaths they fill.
  *
  * Every update of a task's profile happens in that task's context (or in
  * an interrupt taken while it runs) with interrupts disabled, so a timer
  * is never torn by an interrupt that starts or stops another timer on the
- * same task.  Readers on other CPUs see the table through RCU; a table
- * that grows is replaced and the old one freed after a grace period.
+ * same task, and never allocates: a task's table grows on its way back
+ * to user mode (kernel threads: through a worker), and until then a new
+ * callpath that finds no room is counted as dropped.  Readers on other
+ * CPUs see the table through RCU.
  */
 #include <linux/export.h>
-#include <linux/hash.h>
-#include <linux/math.h>
-#include <linux/mutex.h>
+#include <linux/llist.h>
 #include <linux/overflow.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/slab.h>
-#include <linux/timex.h>
+#include <linux/sched/task.h>
+#include <linux/task_work.h>
+#include <linux/workqueue.h>
 #include <asm/unistd.h>
 
 #include "internal.h"
@@ -29,366 +29,277 @@ struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
 };
 EXPORT_SYMBOL_GPL(ktau_group_keys);
 
-DEFINE_STATIC_KEY_FALSE(ktau_sysentry_key);
 DEFINE_STATIC_KEY_FALSE(ktau_sysfast_key);
 
-union ktau_gens ktau_gens;
-atomic64_t ktau_lost_tasks = ATOMIC64_INIT(0);
+/* Every system call reads ktau_gen_state; control changes are rare. */
+u32 ktau_gen __read_mostly;
+u64 ktau_gen_state __read_mostly = 1;
+u32 ktau_group_gen[KTAU_NR_GROUPS] __read_mostly;
 
-static struct kmem_cache *ktau_table_mid_cache;
-static DEFINE_MUTEX(ktau_sysentry_lock);
+/* Calls dropped by tasks that have no table at all. */
+atomic64_t ktau_dropped_untabled = ATOMIC64_INIT(0);
 
-/* The bytes of the allocation that holds @t (see KTAU_TABLE_MIN_BYTES). */
-static size_t ktau_table_alloc_bytes(const struct ktau_table *t)
+/*
+ * Idle tasks have no /proc entry to show a profile in; NMIs are not
+ * masked by local_irq_save(), so they must never touch a table; an
+ * exited task's profile has been folded into its process's.
+ */
+static __always_inline bool ktau_may_record(void)
 {
-	size_t bytes;
-
-	if (!t)
-		return 0;
-	bytes = struct_size(t, slot, t->slots);
-	if (bytes > KTAU_TABLE_MIN_BYTES && bytes <= KTAU_TABLE_MID_BYTES)
-		return KTAU_TABLE_MID_BYTES;
-	return kmalloc_size_roundup(bytes);
+	return !is_idle_task(current) && !in_nmi() &&
+	       !test_bit(KTAU_TASK_DEAD, &current->ktau.flags);
 }
 
-/* kfree() and kfree_rcu() take either kind of allocation. */
-static struct ktau_table *ktau_table_alloc(size_t bytes, gfp_t gfp)
+static struct ktau_table *ktau_task_table(const struct ktau_task *kt)
 {
-	struct ktau_table *t;
+	return rcu_dereference_raw(kt->table);
+}
 
-	if (bytes == KTAU_TABLE_MID_BYTES)
-		t = kmem_cache_zalloc(ktau_table_mid_cache, gfp);
+/* The user context key of a new outermost frame of current. */
+static u64 ktau_ctx_key(struct task_struct *tsk)
+{
+	const u32 __user *word = tsk->ktau.ctx_word;
+	u64 key = 0;
+
+	if (word)
+		ktau_read_ctx(tsk, word, &key);
+	return key;
+}
+
+static void ktau_drop(struct ktau_task *kt)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+
+	if (t == ktau_empty_table)
+		atomic64_inc(&ktau_dropped_untabled);
 	else
-		t = kzalloc(bytes, gfp);
-	if (t)
-		t->slots = (bytes - sizeof(*t)) / sizeof(t->slot[0]);
-	return t;
+		WRITE_ONCE(*ktau_table_dropped(t), *ktau_table_dropped(t) + 1);
+}
+
+/* ---- frames and control generations ---------------------------------- */
+
+static unsigned int ktau_frame_fid(const struct ktau_task *kt, unsigned int i)
+{
+	return ktau_key_fid(ktau_frame_key(kt, i));
+}
+
+static bool ktau_group_changed(unsigned int group, u32 valid_gen)
+{
+	return ktau_gen_after(READ_ONCE(ktau_group_gen[group]), valid_gen);
 }
 
 /*
- * Called at fork, on the copy of the parent's task_struct.  A forked
- * process keeps its parent's user context word, at the same address of
- * its copy of the memory; a new thread registers its own.
+ * Frame @i of @kt, valid as of control generation @valid_gen, has missed
+ * a change of its group since: its stop may never come, or its start
+ * was under other rules.
  */
-void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
+bool ktau_stack_frame_stale(const struct ktau_task *kt, unsigned int i,
+			    u32 valid_gen)
 {
-	struct ktau_task *parent = &current->ktau;
-	struct ktau_task *kt = &tsk->ktau;
+	int group = ktau_fid_group(ktau_frame_fid(kt, i));
 
-	memset(kt, 0, sizeof(*kt));
-	kt->gens.both = READ_ONCE(ktau_gens.both);
-	if (!(clone_flags & CLONE_VM)) {
-		kt->ctx_word = parent->ctx_word;
-		kt->ctx_key = parent->ctx_key;
-	}
+	return group < 0 || ktau_group_changed(group, valid_gen);
 }
 
-void ktau_task_free(struct task_struct *tsk)
+/*
+ * Bring the task's stack up to the current control generation: the
+ * first frame whose group changed since the stack was last known valid
+ * goes, and every frame above it, whose records would hang under it.
+ * Starts kept beyond KTAU_MAX_DEPTH only by their groups: if one of
+ * those changed, the whole stack goes (their stops would otherwise close
+ * kept frames of the same routine).
+ */
+static void ktau_stack_check(struct ktau_task *kt)
 {
-	struct ktau_task *kt = &tsk->ktau;
+	u32 gen = READ_ONCE(ktau_gen);
+	unsigned int i, n;
 
-	kfree(rcu_dereference_protected(kt->table, 1));
-	RCU_INIT_POINTER(kt->table, NULL);
-}
-
-static __always_inline struct ktau_entry *ktau_probe(struct ktau_table *t,
-						     u64 key)
-{
-	/* The high bits of a multiplicative hash, scaled to the slots. */
-	unsigned int i = ((u128)(key * GOLDEN_RATIO_64) * t->slots) >> 64;
-
-	for (;;) {
-		struct ktau_entry *e = &t->slot[i];
-
-		if (e->key == key || !e->key)
-			return e;
-		if (++i == t->slots)
-			i = 0;
-	}
-}
-
-static struct ktau_table *ktau_table_grow(struct ktau_table __rcu **tp,
-					  struct ktau_table *old)
-{
-	size_t bytes = ktau_table_alloc_bytes(old);
-	struct ktau_table *t;
-	unsigned int i;
-
-	if (!bytes)
-		bytes = KTAU_TABLE_MIN_BYTES;
-	else if (bytes == KTAU_TABLE_MIN_BYTES)
-		bytes = KTAU_TABLE_MID_BYTES;
-	else if (bytes == KTAU_TABLE_MID_BYTES)
-		bytes = 2 * KTAU_TABLE_MIN_BYTES;
-	else
-		bytes *= 2;
-
-	if (bytes > KTAU_TABLE_MAX_BYTES)
-		return NULL;
-	t = ktau_table_alloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
-	if (!t)
-		return NULL;
-	if (old) {
-		for (i = 0; i < old->slots; i++) {
-			if (old->slot[i].key)
-				*ktau_probe(t, old->slot[i].key) = old->slot[i];
+	if (likely(kt->gen == gen))
+		return;
+	n = min_t(unsigned int, kt->depth, KTAU_MAX_DEPTH);
+	for (i = 0; i < n; i++) {
+		if (ktau_stack_frame_stale(kt, i, kt->gen)) {
+			kt->depth = i;
+			break;
 		}
-		t->used = old->used;
 	}
-	rcu_assign_pointer(*tp, t);
-	if (old)
-		kfree_rcu(old, rcu);
-	return t;
+	if (kt->depth > KTAU_MAX_DEPTH) {
+		unsigned long groups = kt->stack[KTAU_MAX_DEPTH - 1].deeper_groups;
+		unsigned int g;
+
+		for_each_set_bit(g, &groups, KTAU_NR_GROUPS) {
+			if (ktau_group_changed(g, kt->gen))
+				kt->depth = 0;
+		}
+	}
+	kt->gen = gen;
 }
 
-static bool ktau_table_full(const struct ktau_table *t, unsigned int used)
+/* Nothing of a task is open while it runs in user mode. */
+static void ktau_stack_reset(struct ktau_task *kt)
 {
-	if (struct_size(t, slot, t->slots) <= KTAU_TABLE_MID_BYTES)
-		return 8 * used > 7 * t->slots;
-	return 4 * used > 3 * t->slots;
+	kt->depth = 0;
+	kt->gen = READ_ONCE(ktau_gen);
 }
+
+/* ---- records ------------------------------------------------------- */
 
 /*
- * The entry of @key in the table at @tp, inserted (and the table made or
- * grown) if new; NULL when there is no room.  The caller is the only
- * writer of the table: its task with interrupts off, or a fold under the
- * process's stats_lock.
+ * Add a record for @key to the task's table: NULL when there is no room
+ * now (a kernel thread takes the bigger table its worker left, if any).
+ * Past 3/4 of the table, ask for a bigger one.
  */
-struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key)
+static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
+					struct ktau_table *t, u64 key)
 {
-	struct ktau_table *t = rcu_dereference_raw(*tp);
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *spare;
 	struct ktau_entry *e;
 
-	if (unlikely(!t)) {
-		t = ktau_table_grow(tp, NULL);
-		if (!t)
-			return NULL;
+	if (unlikely(t->nrec >= t->maxrec) && READ_ONCE(kt->spare)) {
+		spare = xchg(&kt->spare, NULL);
+		if (spare && spare->maxrec > t->maxrec) {
+			ktau_table_copy(spare, t);
+			if (cmpxchg((struct ktau_table __force **)&kt->table,
+				    t, spare) == t) {
+				ktau_table_free_rcu(t);
+				clear_bit(KTAU_TASK_GROWING, &kt->flags);
+				t = spare;
+				spare = NULL;
+			} else {
+				/* A clear replaced the table meanwhile. */
+				t = ktau_task_table(kt);
+			}
+		}
+		ktau_table_free_rcu(spare);
 	}
-	e = ktau_probe(t, key);
-	if (likely(e->key))
-		return e;
-	/*
-	 * Linear probing always ends at a free slot, and stays short: a
-	 * table grows at 7/8 full while it is small (most tasks never leave
-	 * the first two sizes, see KTAU_TABLE_MIN_BYTES), at 3/4 after.
-	 */
-	if (ktau_table_full(t, t->used + 1)) {
-		t = ktau_table_grow(tp, t);
-		if (!t)
-			return NULL;
-		e = ktau_probe(t, key);
-	}
-	t->used++;
-	WRITE_ONCE(e->key, key);
+	e = ktau_table_add(t, key);
+	if (unlikely(4 * t->nrec >= 3 * t->maxrec))
+		ktau_grow_request(tsk, t);
 	return e;
 }
 
 /*
- * ktau_table_entry() for the hot paths: a key already in the table is
- * found inline; inserting (and growing) stays out of line.
+ * The record of open frame @i, added if @add and new; NULL if there is
+ * none (no room, or the frame is not recorded because its caller's
+ * record could not be made).  Its id is remembered in the frame, as a
+ * hint checked against the key (the outermost frame's is not reset at
+ * each system call).
  */
-static __always_inline struct ktau_entry *
-ktau_table_find(struct ktau_table __rcu **tp, u64 key)
+static struct ktau_entry *ktau_frame_entry(struct task_struct *tsk,
+					   unsigned int i, bool add)
 {
-	struct ktau_table *t = rcu_dereference_raw(*tp);
-
-	if (likely(t)) {
-		struct ktau_entry *e = ktau_probe(t, key);
-
-		if (likely(e->key == key))
-			return e;
-	}
-	return ktau_table_entry(tp, key);
-}
-
-/* An event's count, minimum and maximum (the other entry has the sums). */
-void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max)
-{
-	if (!e->calls || min < e->incl)
-		WRITE_ONCE(e->incl, min);
-	if (!e->calls || max > e->excl)
-		WRITE_ONCE(e->excl, max);
-	WRITE_ONCE(e->calls, e->calls + count);
-}
-
-/* Add every entry of @src to the table at @dst; returns entries lost. */
-unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
-			     const struct ktau_table *src)
-{
-	unsigned int i, lost = 0;
-
-	if (!src)
-		return 0;
-	for (i = 0; i < src->slots; i++) {
-		const struct ktau_entry *s = &src->slot[i];
-		struct ktau_entry *e;
-
-		if (!s->key || !s->calls)
-			continue;
-		e = ktau_table_entry(dst, s->key);
-		if (!e)
-			lost++;
-		else if (KTAU_KEY_PARENT(s->key) == KTAU_EVENT_RANGE)
-			ktau_range_add(e, s->calls, s->incl, s->excl);
-		else
-			ktau_entry_add(e, s->calls, s->incl, s->excl);
-	}
-	return lost;
-}
-
-/* Empty the task's table after a clear; only its owner writes it. */
-static void ktau_task_reset(struct ktau_task *kt)
-{
-	struct ktau_table *old = rcu_dereference_raw(kt->table);
-
-	RCU_INIT_POINTER(kt->table, NULL);
-	if (old)
-		kfree_rcu(old, rcu);
-	/* Hints into the old table may be beyond the next one's slots. */
-	memset(kt->slot_hint, 0, sizeof(kt->slot_hint));
-	kt->dropped = 0;
-	WRITE_ONCE(kt->gens.table, READ_ONCE(ktau_gens.table));
-}
-
-/* Add one call to @key's entry, which it returns (NULL: dropped). */
-static __always_inline struct ktau_entry *
-ktau_account(struct ktau_task *kt, u64 key, u64 incl, u64 excl)
-{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	struct ktau_frame *f = &kt->stack[i];
+	u64 key = ktau_frame_key(kt, i);
 	struct ktau_entry *e;
 
-	if (unlikely(ktau_task_cleared(kt)))
-		ktau_task_reset(kt);
-	e = ktau_table_find(&kt->table, key);
+	if (unlikely(!(u16)key))
+		return NULL;
+	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key)
+		return &t->rec[f->rec - 1];
+	e = ktau_table_lookup(t, key);
+	if (!e && add)
+		e = ktau_task_add(tsk, t, key);
+	if (e)
+		f->rec = ktau_record_id(ktau_task_table(kt), e);
+	return e;
+}
+
+/* A completed call of open frame @i. */
+static struct ktau_entry *ktau_record(struct task_struct *tsk, unsigned int i,
+				      u64 incl, u64 excl)
+{
+	struct ktau_entry *e = ktau_frame_entry(tsk, i, true);
 
 	if (likely(e))
 		ktau_entry_add(e, 1, incl, excl);
 	else
-		kt->dropped++;
+		ktau_drop(&tsk->ktau);
 	return e;
 }
 
-static u64 ktau_square_sat(u64 v)
+/* ---- start and stop ---------------------------------------------- */
+
+static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 {
-	u64 sq;
-
-	return check_mul_overflow(v, v, &sq) ? U64_MAX : sq;
-}
-
-static void ktau_account_event(struct ktau_task *kt, unsigned int fid,
-			       u64 value)
-{
-	u64 sum_key = kt->ctx_key | KTAU_KEY(0, KTAU_EVENT_SUM, fid);
-	u64 range_key = kt->ctx_key | KTAU_KEY(0, KTAU_EVENT_RANGE, fid);
-	struct ktau_entry *sum, *range;
-	u64 sumsq;
-	struct ktau_table *t;
-
-	if (unlikely(ktau_task_cleared(kt)))
-		ktau_task_reset(kt);
-	sum = ktau_table_find(&kt->table, sum_key);
-	t = rcu_dereference_raw(kt->table);
-	range = sum ? ktau_table_find(&kt->table, range_key) : NULL;
-	if (unlikely(!range)) {
-		kt->dropped++;
-		return;
-	}
-	/* Inserting the range entry grew the table: the sum entry moved. */
-	if (unlikely(rcu_dereference_raw(kt->table) != t))
-		sum = ktau_table_find(&kt->table, sum_key);
-	if (check_add_overflow(sum->excl, ktau_square_sat(value), &sumsq))
-		sumsq = U64_MAX;
-	WRITE_ONCE(sum->calls, sum->calls + 1);
-	WRITE_ONCE(sum->incl, sum->incl + value);
-	WRITE_ONCE(sum->excl, sumsq);
-	ktau_range_add(range, 1, value, value);
-}
-
-static void ktau_push(struct ktau_task *kt, unsigned int fid, u64 now)
-{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_entry *caller;
 	struct ktau_frame *f;
-	unsigned int gen = READ_ONCE(ktau_gens.stack);
-	u64 caller;
+	unsigned int d;
 
 	ktau_handlers(fid, KTAU_HANDLER_START, now);
-	if (unlikely(kt->gens.stack != gen)) {
-		kt->gens.stack = gen;
-		kt->depth = 0;
-		kt->overflow = 0;
-	}
-	if (unlikely(kt->depth >= KTAU_MAX_DEPTH)) {
-		kt->overflow++;
-		kt->dropped++;
+	ktau_stack_check(kt);
+	d = kt->depth;
+	if (unlikely(d >= KTAU_MAX_DEPTH)) {
+		int group = ktau_fid_group(fid);
+
+		if (group >= 0)
+			kt->stack[KTAU_MAX_DEPTH - 1].deeper_groups |= BIT(group);
+		kt->depth++;
+		ktau_drop(kt);
 		return;
 	}
-	/* The caller's fid + 1 is the low part of the caller's key. */
-	caller = kt->depth ? kt->stack[kt->depth - 1].key & 0xffff :
-			     KTAU_NO_PARENT;
-	f = &kt->stack[kt->depth];
-	f->key = kt->ctx_key | KTAU_KEY(0, caller, fid);
+	f = &kt->stack[d];
+	if (!d) {
+		/* The outermost frame carries the user context. */
+		kt->root_key = ktau_ctx_key(tsk) | (fid + 1);
+	} else {
+		caller = ktau_frame_entry(tsk, d - 1, true);
+		f->key = caller ? ktau_child_key(ktau_record_id(ktau_task_table(kt),
+								caller), fid) : 0;
+	}
+	f->rec = 0;
+	f->deeper_groups = 0;
 	f->child = 0;
 	f->start = now;
-	kt->depth++;
+	kt->depth = d + 1;
 }
 
 /*
  * Close the innermost open frame of @fid.  Frames above it lost their
- * stop (their group was switched off meanwhile) and are discarded; a stop
- * with no matching frame (its start was switched off) records nothing.
+ * stop (e.g. a disabled group's) and are discarded; a stop with no
+ * matching frame (its start was switched off) records nothing.
  */
-static void ktau_pop(struct ktau_task *kt, unsigned int fid, u64 now)
+static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
 {
+	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_frame *f;
-	unsigned int i = kt->depth;
-	u64 incl, excl;
+	unsigned int i;
+	u64 incl;
 
-	if (unlikely(kt->overflow)) {
-		kt->overflow--;
+	ktau_stack_check(kt);
+	if (unlikely(kt->depth > KTAU_MAX_DEPTH)) {
+		if (--kt->depth == KTAU_MAX_DEPTH)
+			kt->stack[KTAU_MAX_DEPTH - 1].deeper_groups = 0;
 		return;
 	}
-	while (i && ktau_frame_fid(&kt->stack[i - 1]) != fid)
+	i = kt->depth;
+	while (i && ktau_frame_fid(kt, i - 1) != fid)
 		i--;
 	if (unlikely(!i))
 		return;
-	f = &kt->stack[i - 1];
-	kt->depth = i - 1;
-	incl = now - f->start;
-	excl = ktau_excl(incl, f->child);
-	ktau_account(kt, f->key, incl, excl);
+	kt->depth = --i;
+	f = &kt->stack[i];
+	incl = ktau_elapsed(f->start, now);
+	ktau_record(tsk, i, incl, ktau_excl(incl, f->child));
 	ktau_handlers(fid, KTAU_HANDLER_STOP, now);
-	if (kt->depth)
-		kt->stack[kt->depth - 1].child += incl;
+	if (i)
+		kt->stack[i - 1].child += incl;
 }
 
-/* Close every open frame now, innermost first.  Interrupts are off. */
-void ktau_unwind(struct ktau_task *kt)
+/* Close every valid open frame now, innermost first.  Interrupts are off. */
+void ktau_unwind(struct task_struct *tsk)
 {
-	u64 now = ktau_now();
+	struct ktau_task *kt = &tsk->ktau;
+	u64 now = ktau_arch_now();
 
-	kt->overflow = 0;
-	if (kt->gens.stack != READ_ONCE(ktau_gens.stack))
-		kt->depth = 0;
+	ktau_stack_check(kt);
+	if (kt->depth > KTAU_MAX_DEPTH)
+		kt->depth = KTAU_MAX_DEPTH;
 	while (kt->depth)
-		ktau_pop(kt, ktau_frame_fid(&kt->stack[kt->depth - 1]), now);
-}
-
-/*
- * Idle tasks have no /proc entry to show a profile in; NMIs are not
- * masked by local_irq_save(), so they must never touch a table.
- */
-static __always_inline bool ktau_may_record(void)
-{
-	return !is_idle_task(current) && !in_nmi();
-}
-
-/*
- * The kernel was entered from user mode, where nothing of this task can
- * be open: start from an empty stack, which also drops frames whose stop
- * was missed while a group was switched off.
- */
-static void ktau_stack_reset(struct ktau_task *kt)
-{
-	kt->depth = 0;
-	kt->overflow = 0;
+		ktau_pop(tsk, ktau_frame_fid(kt, kt->depth - 1), now);
 }
 
 /*
@@ -397,33 +308,31 @@ static void ktau_stack_reset(struct ktau_task *kt)
  */
 static void ktau_start_at(unsigned int fid, bool from_user)
 {
-	struct ktau_task *kt;
 	unsigned long flags;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	kt = ktau_current();
 	if (from_user)
-		ktau_stack_reset(kt);
-	ktau_push(kt, fid, ktau_now());
+		ktau_stack_reset(ktau_current());
+	ktau_push(current, fid, ktau_arch_now());
 	local_irq_restore(flags);
 }
 
-void ktau_start(unsigned int fid)
+static void ktau_start(unsigned int fid)
 {
 	ktau_start_at(fid, false);
 }
 
-void ktau_stop(unsigned int fid)
+static void ktau_stop(unsigned int fid)
 {
-	u64 now = ktau_now();
+	u64 now = ktau_arch_now();
 	unsigned long flags;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	ktau_pop(ktau_current(), fid, now);
+	ktau_pop(current, fid, now);
 	local_irq_restore(flags);
 }
 
@@ -467,33 +376,40 @@ void __ktau_schedule_enter(bool voluntary)
 void __ktau_schedule_exit(void)
 {
 	struct ktau_task *kt = ktau_current();
+	unsigned long flags;
 	unsigned int top;
 
-	if (!kt->depth)
+	if (unlikely(!ktau_may_record()))
 		return;
-	top = ktau_frame_fid(&kt->stack[kt->depth - 1]);
-	if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
-	    top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL))
-		ktau_stop(top);
+	local_irq_save(flags);
+	ktau_stack_check(kt);
+	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
+		top = ktau_frame_fid(kt, kt->depth - 1);
+		if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
+		    top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL))
+			ktau_pop(current, top, ktau_arch_now());
+	} else if (kt->depth) {
+		ktau_pop(current, KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL),
+			 ktau_arch_now());
+	}
+	local_irq_restore(flags);
 }
+
+/* ---- system calls ---------------------------------------------------- */
 
 /*
  * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
- * inline path: the context word, handlers, x32 and invalid numbers.
- * Number -1 asks for nothing (do_syscall_64() runs nothing for it):
- * nothing is recorded.  Interrupts are off.
+ * inline path: handlers, x32 and invalid numbers.  Number -1 asks for
+ * nothing (do_syscall_64() runs nothing for it): nothing is recorded.
+ * Interrupts are off.
  */
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
 {
 	struct ktau_task *kt = ktau_current();
 
-	if (static_branch_unlikely(&ktau_context_key))
-		__ktau_enter_from_user();
-	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
-		return nr;
 	ktau_stack_reset(kt);
 	if (nr != -1)
-		ktau_push(kt, ktau_sys64_fid(nr), ktau_now());
+		ktau_push(current, ktau_sys64_fid(nr), ktau_arch_now());
 	return nr;
 }
 
@@ -512,14 +428,13 @@ long __ktau_syscall_renumber(long nr)
 		return nr;
 	local_irq_save(flags);
 	kt = ktau_current();
-	if (kt->depth && kt->gens.stack == READ_ONCE(ktau_gens.stack)) {
-		if (nr == -1) {
+	ktau_stack_check(kt);
+	if (kt->depth) {
+		if (nr == -1)
 			kt->depth = 0;
-			kt->overflow = 0;
-		} else {
-			kt->stack[0].key = kt->ctx_key |
-				KTAU_KEY(0, KTAU_NO_PARENT, ktau_sys64_fid(nr));
-		}
+		else
+			kt->root_key = (kt->root_key & ~0xffffULL) |
+				       (ktau_sys64_fid(nr) + 1);
 	}
 	local_irq_restore(flags);
 	return nr;
@@ -528,103 +443,144 @@ long __ktau_syscall_renumber(long nr)
 /* The ia32 paths: the number is settled, interrupts are on. */
 void __ktau_ia32_syscall_enter(long nr)
 {
-	struct ktau_task *kt;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	kt = ktau_current();
-	ktau_stack_reset(kt);
+	ktau_stack_reset(ktau_current());
 	if (nr != -1)
-		ktau_push(kt, ktau_ia32_fid(nr), ktau_now());
+		ktau_push(current, ktau_ia32_fid(nr), ktau_arch_now());
 	local_irq_restore(flags);
 }
 
+/* ---- atomic events ----------------------------------------------------- */
+
+/* The user context of what the task runs now, for its events. */
+static u64 ktau_event_ctx_key(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (kt->depth)
+		return KTAU_CTX_KEY(KTAU_KEY_CTX(kt->root_key));
+	return ktau_ctx_key(tsk);
+}
+
+static struct ktau_entry *ktau_event_entry(struct task_struct *tsk, u64 key)
+{
+	struct ktau_table *t = ktau_task_table(&tsk->ktau);
+	struct ktau_entry *e = ktau_table_lookup(t, key);
+
+	return e ? e : ktau_task_add(tsk, t, key);
+}
+
+static u64 ktau_square_sat(u64 v)
+{
+	u64 sq;
+
+	return check_mul_overflow(v, v, &sq) ? U64_MAX : sq;
+}
+
+static void ktau_account_event(struct task_struct *tsk, unsigned int fid,
+			       u64 value)
+{
+	u64 ctx = ktau_event_ctx_key(tsk);
+	u64 range_key = ctx | KTAU_KEY(0, KTAU_EVENT_RANGE, fid);
+	u64 sum_key = ctx | KTAU_KEY(0, KTAU_EVENT_SUM, fid);
+	struct ktau_entry *range, *sum;
+
+	/* Records never move; a kernel thread may switch tables, though. */
+	range = ktau_event_entry(tsk, range_key);
+	sum = range ? ktau_event_entry(tsk, sum_key) : NULL;
+	if (sum)
+		range = ktau_event_entry(tsk, range_key);
+	if (unlikely(!range || !sum)) {
+		ktau_drop(&tsk->ktau);
+		return;
+	}
+	ktau_range_add(range, 1, value, value);
+	ktau_sum_add(sum, 1, value, ktau_square_sat(value));
+}
+
 /* The bytes a read() or write() moved, as the atomic events of each. */
-static void ktau_syscall_bytes(struct ktau_task *kt, u64 key, long ret)
+static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
 {
 	unsigned int fid;
-	u64 value = ret;
 
 	if (ret < 0 || !ktau_group_on(KTAU_GROUP_EVENT))
 		return;
-	fid = KTAU_FID_STATIC(KTAU_KEY_FID(key) == __NR_read ?
+	fid = KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
 			      KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
-	ktau_account_event(kt, fid, value);
-	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
-}
-
-/*
- * ktau_account() of the syscall frame @f, which also leaves the slot of
- * its entry as the hint ktau_syscall_exit_fast() tries first.
- */
-static void ktau_syscall_account(struct ktau_task *kt,
-				 const struct ktau_frame *f, u64 now)
-{
-	u64 incl = now - f->start;
-	struct ktau_entry *e;
-	size_t slot;
-
-	e = ktau_account(kt, f->key, incl, ktau_excl(incl, f->child));
-	if (unlikely(!e))
-		return;
-	slot = e - rcu_dereference_raw(kt->table)->slot;
-	if (slot <= KTAU_SLOT_HINT_MAX)
-		kt->slot_hint[f->key % KTAU_SLOT_HINTS] = slot;
+	ktau_account_event(tsk, fid, ret);
+	ktau_handlers(fid, KTAU_HANDLER_EVENT, ret);
 }
 
 /*
  * ktau_syscall_exit_fast() indexes the table by a hint without a bounds
- * check: CONFIG_KTAU_DEBUG checks here that every hint is below the slots.
+ * check: CONFIG_KTAU_DEBUG checks here that every hint is below the
+ * table's room (or 0).
  */
-static void ktau_check_hints(const struct ktau_task *kt)
+static void ktau_check_hints(const struct ktau_table *t)
 {
-	const struct ktau_table *t = rcu_dereference_raw(kt->table);
 	unsigned int i;
 
-	if (!IS_ENABLED(CONFIG_KTAU_DEBUG) || !t)
+	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
 		return;
 	for (i = 0; i < KTAU_SLOT_HINTS; i++)
-		WARN_ON_ONCE(kt->slot_hint[i] >= t->slots);
+		WARN_ON_ONCE(t->hint[i] && t->hint[i] >= t->maxrec);
 }
 
 /*
  * A system call's exit when ktau_syscall_exit_fast() cannot take it:
  * nothing open (a new task's first return, or the group was switched on
- * during the call), frames left above the syscall's (their stop was
- * missed: discarded, as ktau_pop() does), a clear since the table was
- * filled, a key that is not where its hint says (or not yet in the
+ * during the call), frames left above the call's (their stop was
+ * missed: discarded, as ktau_pop() does), a control change since the
+ * entry, a key that is not where its hint says (or not yet in the
  * table), handlers, the bytes of reads and writes.  Interrupts are off.
  */
 void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 {
-	struct ktau_task *kt = ktau_current();
-	struct ktau_frame *f = &kt->stack[0];
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t;
+	struct ktau_entry *e;
+	unsigned int idx;
+	u64 key, incl;
 
-	if (!kt->depth || kt->gens.stack != READ_ONCE(ktau_gens.stack)) {
-		ktau_stack_reset(kt);
+	ktau_stack_check(kt);
+	if (!kt->depth)
+		return;
+	key = kt->root_key;
+	if (kt->depth > KTAU_MAX_DEPTH ||
+	    ktau_fid_group(ktau_key_fid(key)) != KTAU_GROUP_SYSCALL) {
+		kt->depth = 0;
 		return;
 	}
 	kt->depth = 1;
-	kt->overflow = 0;
-	if (ktau_key_moves_bytes(f->key))
-		ktau_syscall_bytes(kt, f->key, regs_return_value(regs));
+	if (ktau_key_moves_bytes(key))
+		ktau_syscall_bytes(tsk, key, regs_return_value(regs));
 	kt->depth = 0;
-	ktau_syscall_account(kt, f, now);
-	ktau_check_hints(kt);
-	ktau_handlers(ktau_frame_fid(f), KTAU_HANDLER_STOP, now);
+	incl = ktau_elapsed(kt->stack[0].start, now);
+	e = ktau_record(tsk, 0, incl, ktau_excl(incl, kt->stack[0].child));
+	if (likely(e)) {
+		t = ktau_task_table(kt);
+		idx = e - t->rec;
+		if (idx <= U8_MAX)
+			t->hint[key % KTAU_SLOT_HINTS] = idx;
+		ktau_check_hints(t);
+	}
+	ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);
 }
+
+/* ---- run-time ids ---------------------------------------------------- */
 
 /* Counts what a site could not record, e.g. for want of a function id. */
 void ktau_count_dropped(void)
 {
-	struct ktau_task *kt;
 	unsigned long flags;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	kt = ktau_current();
-	kt->dropped++;
+	ktau_drop(ktau_current());
 	local_irq_restore(flags);
 }
 
@@ -640,7 +596,14 @@ static bool ktau_fid_recording(int fid)
 	return group >= 0 && static_key_enabled(&ktau_group_keys[group]);
 }
 
-/* Start timing @fid (from ktau_get_fid()) if its group is recording. */
+/**
+ * ktau_start_fid() - start timing a run-time registered routine
+ * @fid: its id, from ktau_get_fid() (a negative errno counts as dropped)
+ *
+ * The routine is timed on the current task while its group records, as
+ * a callee of whatever instrumented routine is open.  Any context but
+ * NMI.
+ */
 void ktau_start_fid(int fid)
 {
 	if (ktau_fid_recording(fid))
@@ -648,6 +611,12 @@ void ktau_start_fid(int fid)
 }
 EXPORT_SYMBOL_GPL(ktau_start_fid);
 
+/**
+ * ktau_stop_fid() - stop timing a run-time registered routine
+ * @fid: the id given to ktau_start_fid()
+ *
+ * Closes the innermost open start of @fid on the current task.
+ */
 void ktau_stop_fid(int fid)
 {
 	if (ktau_fid_recording(fid))
@@ -657,7 +626,6 @@ EXPORT_SYMBOL_GPL(ktau_stop_fid);
 
 void __ktau_event(int fid, u64 value)
 {
-	struct ktau_task *kt;
 	unsigned long flags;
 
 	if (unlikely(fid < 0 || fid >= ktau_nr_fids())) {
@@ -667,12 +635,100 @@ void __ktau_event(int fid, u64 value)
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	kt = ktau_current();
-	ktau_account_event(kt, fid, value);
+	ktau_account_event(current, fid, value);
 	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__ktau_event);
+
+/* ---- growth ---------------------------------------------------------- */
+
+/*
+ * A task's table grows where allocating may sleep: user tasks on their
+ * way back to user mode (task work, in their own context, so the table
+ * is charged to their memory cgroup), kernel threads through a worker
+ * that leaves a bigger table for them to take at their next new record.
+ */
+static LLIST_HEAD(ktau_grow_list);
+
+static void ktau_grow_task_work(struct callback_head *cb)
+{
+	struct ktau_task *kt = container_of(cb, struct ktau_task, grow_work);
+	struct ktau_table *t, *bigger, *old = NULL;
+	unsigned int n;
+
+	rcu_read_lock();
+	t = rcu_dereference(kt->table);
+	n = ktau_table_next_size(t, READ_ONCE(ktau_records_limit));
+	rcu_read_unlock();
+	bigger = n ? ktau_table_new(n, GFP_KERNEL_ACCOUNT) : NULL;
+	local_irq_disable();
+	t = ktau_task_table(kt);
+	if (bigger && bigger->maxrec > t->maxrec &&
+	    !test_bit(KTAU_TASK_DEAD, &kt->flags)) {
+		ktau_table_copy(bigger, t);
+		if (cmpxchg((struct ktau_table __force **)&kt->table,
+			    t, bigger) == t) {
+			old = t;
+			bigger = NULL;
+		}
+	}
+	clear_bit(KTAU_TASK_GROWING, &kt->flags);
+	local_irq_enable();
+	ktau_table_free_rcu(old);
+	ktau_table_free(bigger);
+}
+
+static void ktau_grow_worker(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&ktau_grow_list);
+	struct ktau_task *kt, *next;
+
+	llist_for_each_entry_safe(kt, next, list, grow_node) {
+		struct task_struct *tsk = container_of(kt, struct task_struct,
+						       ktau);
+		struct ktau_table *bigger = NULL;
+		unsigned int n = 0;
+
+		rcu_read_lock();
+		if (!test_bit(KTAU_TASK_DEAD, &kt->flags))
+			n = ktau_table_next_size(rcu_dereference(kt->table),
+						 READ_ONCE(ktau_records_limit));
+		rcu_read_unlock();
+		if (n)
+			bigger = ktau_table_new(n, GFP_KERNEL);
+		if (bigger)
+			ktau_table_free_rcu(xchg(&kt->spare, bigger));
+		else
+			clear_bit(KTAU_TASK_GROWING, &kt->flags);
+		put_task_struct(tsk);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(ktau_grow_work, ktau_grow_worker);
+
+/*
+ * Ask for a bigger table for @tsk (current, interrupts off), once until
+ * it comes.  Tables stop growing at the per-task record limit.
+ */
+void ktau_grow_request(struct task_struct *tsk, struct ktau_table *t)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (!ktau_table_next_size(t, READ_ONCE(ktau_records_limit)) ||
+	    test_and_set_bit(KTAU_TASK_GROWING, &kt->flags))
+		return;
+	if (tsk->flags & PF_KTHREAD) {
+		get_task_struct(tsk);
+		llist_add(&kt->grow_node, &ktau_grow_list);
+		schedule_work(&ktau_grow_work);
+		return;
+	}
+	init_task_work(&kt->grow_work, ktau_grow_task_work);
+	if (task_work_add(tsk, &kt->grow_work, TWA_RESUME))
+		clear_bit(KTAU_TASK_GROWING, &kt->flags);
+}
 
 static void ktau_static_key_set(struct static_key_false *key, bool on)
 {
@@ -682,40 +738,31 @@ static void ktau_static_key_set(struct static_key_false *key, bool on)
 		static_branch_disable(key);
 }
 
-/*
- * Keep the system call keys in step with the syscall group, the context
- * key and the handler key, any of which may change.  The inline timers'
- * key is only tested under the entry key and the syscall group's, so
- * the order of the switches does not matter.
- */
-void ktau_sysentry_update(void)
+/* The inline system call timers do not call handlers. */
+void ktau_sysfast_update(void)
 {
-	bool syscall, context, handler;
+	static DEFINE_MUTEX(lock);
 
-	mutex_lock(&ktau_sysentry_lock);
-	syscall = static_key_enabled(&ktau_group_keys[KTAU_GROUP_SYSCALL]);
-	context = static_key_enabled(&ktau_context_key);
-	handler = static_key_enabled(&ktau_handler_key);
-	ktau_static_key_set(&ktau_sysentry_key, syscall || context);
-	ktau_static_key_set(&ktau_sysfast_key, syscall && !context && !handler);
-	mutex_unlock(&ktau_sysentry_lock);
+	mutex_lock(&lock);
+	ktau_static_key_set(&ktau_sysfast_key,
+			    !static_key_enabled(&ktau_handler_key));
+	mutex_unlock(&lock);
 }
 
-/* The bytes task profiles take: the task part and its table. */
-void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
+/* Tasks forked before ktau_init() got no table: give them one. */
+static void __init ktau_table_early(struct task_struct *p, void *arg)
 {
-	struct task_struct *p, *t;
-	unsigned long n = 0, b = 0;
+	struct ktau_task *kt = &p->ktau;
+	struct ktau_table *t;
 
-	rcu_read_lock();
-	for_each_process_thread(p, t) {
-		n++;
-		b += sizeof(t->ktau);
-		b += ktau_table_alloc_bytes(rcu_dereference(t->ktau.table));
-	}
-	rcu_read_unlock();
-	*tasks = n;
-	*bytes = b;
+	if (rcu_access_pointer(kt->table) != ktau_empty_table)
+		return;
+	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+	if (!t)
+		return;
+	if (cmpxchg((struct ktau_table __force **)&kt->table,
+		    ktau_empty_table, t) != ktau_empty_table)
+		ktau_table_free(t);
 }
 
 static int __init ktau_init(void)
@@ -723,12 +770,14 @@ static int __init ktau_init(void)
 	int ret;
 
 	BUILD_BUG_ON(NR_syscalls != KTAU_NR_SYSCALL64);
-	ktau_table_mid_cache = kmem_cache_create("ktau_table_768",
-						 KTAU_TABLE_MID_BYTES, 0,
-						 SLAB_PANIC, NULL);
+	BUILD_BUG_ON(KTAU_NR_GROUPS > 16);
+	ktau_memory_init();
 	ret = ktau_fid_init();
 	if (ret)
 		return ret;
+	mutex_init(&init_task.signal->ktau.lock);
+	ktau_walk_tasks(ktau_table_early, NULL);
+	ktau_sysfast_update();
 	return ktau_proc_init();
 }
 core_initcall(ktau_init);

@@ -12,6 +12,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -55,22 +56,34 @@ const char *ktau_group_name(unsigned int group)
 	return group < KTAU_NR_GROUPS ? ktau_group_names[group] : "unknown";
 }
 
+/*
+ * Ids reach these from system call numbers a user chose: no speculative
+ * load beyond the table (Spectre v1).
+ */
+static const struct ktau_func *ktau_func_of(unsigned int fid)
+{
+	unsigned int nr = ktau_nr_fids();
+
+	if (fid >= nr)
+		return NULL;
+	return &ktau_funcs[array_index_nospec(fid, nr)];
+}
+
 /* Syscall-block ids the table leaves unnamed are calls of ni_syscall. */
 const char *ktau_fid_name(unsigned int fid)
 {
-	const char *name;
+	const struct ktau_func *f = ktau_func_of(fid);
 
-	if (fid >= ktau_nr_fids())
+	if (!f)
 		return "unknown";
-	name = ktau_funcs[fid].name;
-	return name ? name : "ni_syscall";
+	return f->name ? f->name : "ni_syscall";
 }
 
 int ktau_fid_group(unsigned int fid)
 {
-	if (fid >= ktau_nr_fids())
-		return -EINVAL;
-	return ktau_funcs[fid].group;
+	const struct ktau_func *f = ktau_func_of(fid);
+
+	return f ? f->group : -EINVAL;
 }
 
 /* The numbers ktau_sys64_fid() does not map inline. */
@@ -81,16 +94,22 @@ unsigned int ktau_sys64_fid_other(unsigned long nr)
 	if (nr < KTAU_NR_SYSCALL64)
 		return nr;
 	nr -= KTAU_X32_BASE;
-	if (nr < KTAU_NR_X32 && ktau_x32_fids[nr] != KTAU_FID_NONE)
-		return ktau_x32_fids[nr];
+	if (nr < KTAU_NR_X32) {
+		nr = array_index_nospec(nr, KTAU_NR_X32);
+		if (ktau_x32_fids[nr] != KTAU_FID_NONE)
+			return ktau_x32_fids[nr];
+	}
 #endif
 	return KTAU_FID_NI_SYSCALL;
 }
 
 unsigned int ktau_ia32_fid(unsigned long nr)
 {
-	if (nr < KTAU_NR_IA32 && ktau_ia32_fids[nr] != KTAU_FID_NONE)
-		return ktau_ia32_fids[nr];
+	if (nr < KTAU_NR_IA32) {
+		nr = array_index_nospec(nr, KTAU_NR_IA32);
+		if (ktau_ia32_fids[nr] != KTAU_FID_NONE)
+			return ktau_ia32_fids[nr];
+	}
 	return KTAU_FID_NI_SYSCALL;
 }
 

@@ -74,7 +74,7 @@ int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler)
 	mutex_unlock(&ktau_handler_lock);
 	/* The inline system call timers do not call handlers. */
 	if (!ret)
-		ktau_sysentry_update();
+		ktau_sysfast_update();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ktau_register_handler);
@@ -101,7 +101,7 @@ int ktau_unregister_handler(unsigned int group_mask)
 	if (!ktau_any_handler())
 		static_branch_disable(&ktau_handler_key);
 	mutex_unlock(&ktau_handler_lock);
-	ktau_sysentry_update();
+	ktau_sysfast_update();
 	synchronize_rcu();
 	return found ? 0 : -ENOENT;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KTAU internals shared by the recording core, the function id registry
- * and the /proc interface.
+ * KTAU internals shared by the recording core, the profile tables, the
+ * function id registry, lifetimes, control and the /proc interface.
  */
 #ifndef _KERNEL_KTAU_INTERNAL_H
 #define _KERNEL_KTAU_INTERNAL_H
@@ -13,26 +13,39 @@
 #include <linux/interrupt.h>
 #include <linux/rcupdate.h>
 
-/*
- * A profile table is allocated in kmalloc's power-of-two sizes, header
- * included, so that no allocation is rounded up: the first takes 512
- * bytes (15 slots), the next 768 (23 slots, from a cache of its own, so
- * that a typical process's profile and its task part stay within 1 KiB),
- * then 1024, and each further growth doubles it.  A table grows when
- * 7/8 of its slots are used, or 3/4 from 1024 bytes on: a task with that
- * many keys is a busy one, whose lookups want short probe sequences.  A
- * task never holds a table larger than the maximum; further keys are
- * dropped (and counted).
- */
-#define KTAU_TABLE_MIN_BYTES	512
-#define KTAU_TABLE_MID_BYTES	768
-#define KTAU_TABLE_MAX_BYTES	(256 * 1024)
+/* ---- control generations (control.c writes, everyone reads) ---------- */
 
 /*
- * An atomic event takes two entries, told apart from caller -> callee
- * entries by caller slots no function id can have (ids stay below
- * U16_MAX - 2): one holds count, sum and sum of squares in calls, incl
- * and excl, the other count, minimum and maximum.
+ * ktau_gen counts control changes; ktau_group_gen[g] is the generation
+ * of the last change that affected group g (its switch, a clear, a
+ * start or stop).  A frame of group g opened when its task's stack was
+ * valid as of generation G is still valid iff ktau_group_gen[g] <= G.
+ */
+extern u32 ktau_gen;
+extern u32 ktau_group_gen[KTAU_NR_GROUPS];
+
+static inline bool ktau_gen_after(u32 a, u32 b)
+{
+	return (s32)(a - b) > 0;
+}
+
+/* ---- profile tables (table.c) --------------------------------------- */
+
+/*
+ * Record counts: a new task's table has room for 20 (720-odd bytes,
+ * from a cache of its own, so that a typical task's profile stays
+ * within 1 KiB); each growth doubles it, up to the per-task limit.
+ * Record ids are u16 and the two highest caller ids mark atomic events.
+ */
+#define KTAU_TABLE_MIN_RECORDS	20
+#define KTAU_RECORDS_LIMIT_MIN	KTAU_TABLE_MIN_RECORDS
+#define KTAU_RECORDS_LIMIT_MAX	65000
+#define KTAU_RECORDS_DEFAULT	4096
+
+/*
+ * An atomic event takes two records, told apart from callpaths by
+ * caller ids no record can have: one holds count, sum and sum of
+ * squares in calls, incl and excl, the other count, minimum and maximum.
  */
 #define KTAU_EVENT_RANGE	0xfffe
 #define KTAU_EVENT_SUM		0xffff
@@ -42,30 +55,70 @@ static inline bool ktau_key_is_event(u64 key)
 	return KTAU_KEY_PARENT(key) >= KTAU_EVENT_RANGE;
 }
 
-static inline unsigned int ktau_frame_fid(const struct ktau_frame *f)
+/* The key of a record whose caller is record @parent_id. */
+static inline u64 ktau_child_key(unsigned int parent_id, unsigned int fid)
 {
-	return KTAU_KEY_FID(f->key);
+	return KTAU_KEY(0, parent_id, fid);
 }
 
-/* A process's totals of exited threads and reaped children. */
-struct ktau_signal {
-	struct ktau_table __rcu *exited;
-	struct ktau_table __rcu *children;
-	unsigned int exited_threads;
-	unsigned int processes;
-	u64 exited_dropped;
-	u64 children_dropped;
+/* Calls that found no room in @t (written by its owner only). */
+static inline u64 *ktau_table_dropped(const struct ktau_table *t)
+{
+	return (u64 *)&t->rec[t->maxrec];
+}
+
+static inline unsigned int ktau_record_id(const struct ktau_table *t,
+					  const struct ktau_entry *e)
+{
+	return e - t->rec + 1;
+}
+
+/* A table with no room: tasks whose table could not be allocated. */
+extern struct ktau_table *const ktau_empty_table;
+
+/* Tunables (control file), read on the paths that may grow a table. */
+extern unsigned int ktau_records_limit;
+extern unsigned long ktau_mem_limit;
+
+/*
+ * How a table that is not a task's grows: up to how many records, with
+ * which allocation flags, and whether it counts against ktau_mem_limit
+ * (process totals do; a /proc reader's copies are charged to the
+ * reader's memory cgroup only).
+ */
+struct ktau_alloc {
+	unsigned int limit;
+	gfp_t gfp;
+	bool charged;
 };
 
-static inline bool ktau_task_cleared(const struct ktau_task *kt)
-{
-	return READ_ONCE(kt->gens.table) != READ_ONCE(ktau_gens.table);
-}
+extern const struct ktau_alloc ktau_alloc_totals;
+extern const struct ktau_alloc ktau_alloc_reader;
 
-/* Tasks whose profile was lost for want of memory at exit. */
-extern atomic64_t ktau_lost_tasks;
+struct ktau_table *ktau_table_new(unsigned int maxrec, gfp_t gfp);
+void ktau_table_free(struct ktau_table *t);
+void ktau_table_free_rcu(struct ktau_table *t);
+size_t ktau_table_bytes(const struct ktau_table *t);
+unsigned int ktau_table_next_size(const struct ktau_table *t,
+				  unsigned int limit);
+struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u64 key);
+struct ktau_entry *ktau_table_add(struct ktau_table *t, u64 key);
+void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src);
+struct ktau_entry *ktau_table_get(struct ktau_table **tp, u64 key,
+				  const struct ktau_alloc *a);
+void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
+void ktau_sum_add(struct ktau_entry *e, u64 count, u64 sum, u64 sumsq);
 
-/* Function id registry (fid.c). */
+/* ktau_fold() translates caller ids through one u16 per source record. */
+u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
+	      unsigned int n, u16 *map, const struct ktau_alloc *a);
+
+/* Memory of profiles, for the control file. */
+void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes);
+void ktau_memory_init(void);
+
+/* ---- function id registry (fid.c) ----------------------------------- */
+
 #define KTAU_MAX_FIDS		CONFIG_KTAU_MAX_FIDS
 
 /* The static instrumentation points, registered after the syscalls. */
@@ -105,23 +158,36 @@ unsigned int ktau_ia32_fid(unsigned long nr);
 int ktau_fid_init(void);
 unsigned int ktau_fids_refused(void);
 
-/* Recording core (core.c). */
-void ktau_start(unsigned int fid);
-void ktau_stop(unsigned int fid);
-void ktau_unwind(struct ktau_task *kt);
+/* ---- recording core (core.c) ---------------------------------------- */
 
-/* The profile of current, which every task has (see ktau_types.h). */
-static __always_inline struct ktau_task *ktau_current(void)
+/* ktau_task.flags bits */
+enum {
+	KTAU_TASK_DEAD,		/* exited: its profile was folded */
+	KTAU_TASK_GROWING,	/* a bigger table is on its way */
+};
+
+static inline struct ktau_task *ktau_current(void)
 {
 	return &current->ktau;
 }
 
-void ktau_count_dropped(void);
-struct ktau_entry *ktau_table_entry(struct ktau_table __rcu **tp, u64 key);
+static inline unsigned int ktau_key_fid(u64 key)
+{
+	return KTAU_KEY_FID(key);
+}
 
-void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
-unsigned int ktau_table_fold(struct ktau_table __rcu **dst,
-			     const struct ktau_table *src);
+/* The record key of frame @i of @kt. */
+static inline u64 ktau_frame_key(const struct ktau_task *kt, unsigned int i)
+{
+	return i ? kt->stack[i].key : kt->root_key;
+}
+
+void ktau_unwind(struct task_struct *tsk);
+void ktau_count_dropped(void);
+bool ktau_stack_frame_stale(const struct ktau_task *kt, unsigned int i,
+			    u32 valid_gen);
+void ktau_grow_request(struct task_struct *tsk, struct ktau_table *t);
+void ktau_grow_init(void);
 
 /* Profiling handlers (handler.c). */
 extern struct static_key_false ktau_handler_key;
@@ -136,23 +202,28 @@ static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
 }
 
 /*
- * The syscall entry hook reads the user context word as well, so that a
- * system call checks one static key on entry, ktau_sysentry_key: on
- * while the syscall group records or a context word was ever registered.
- * ktau_sysfast_key selects the inline system call timers: on while the
- * syscall group records and neither a context word nor a handler was
- * registered.  Call this after changing any of those.
+ * ktau_sysfast_key selects the inline system call timers: on while no
+ * handler is registered.  Call this after registering or removing one.
  */
-void ktau_sysentry_update(void);
+void ktau_sysfast_update(void);
 
-/* Memory in use by task profiles (core.c), for the control file. */
-void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes);
+/* ---- user contexts (context.c) ---------------------------------------- */
 
-/* Lifetimes (lifetime.c). */
-void ktau_signal_reset(struct signal_struct *sig);
+void ktau_context_get(void);
+void ktau_context_put(void);
+unsigned int ktau_contexts(void);
 
-/* /proc interface (proc.c, control.c). */
+/* ---- lifetimes (lifetime.c) ------------------------------------------- */
+
+void ktau_task_clear(struct task_struct *p);
+void ktau_signal_clear(struct signal_struct *sig);
+extern atomic64_t ktau_dropped_untabled;
+
+/* ---- control and /proc (control.c, proc.c) ----------------------------- */
+
 int ktau_proc_init(void);
 int ktau_control_init(struct proc_dir_entry *dir);
+typedef void (*ktau_task_fn_t)(struct task_struct *p, void *arg);
+void ktau_walk_tasks(ktau_task_fn_t fn, void *arg);
 
 #endif /* _KERNEL_KTAU_INTERNAL_H */

@@ -1,125 +1,307 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KTAU profiles outlive their tasks: an exiting thread's profile folds
- * into its process's exited-threads total, and a reaped process's total
- * folds into its parent's children total, the way utime and cutime do.
- * Both totals live in signal_struct and change under its stats_lock, so
- * a reader under that seqlock never counts a thread twice or not at all.
+ * into its process's exited-threads total, and a released process's
+ * totals fold into its parent's children total, the way utime and
+ * cutime do.  Both happen where the kernel may sleep (do_exit(),
+ * release_task()), under the process's ktau mutex, never under
+ * tasklist_lock: folding allocates, and a mass exit must not stall
+ * fork, exit and kill for everyone.
+ *
+ * Profiles of privileged programs are kept from their unprivileged
+ * owners: a set-user-ID (or file-capability) exec starts a new profile,
+ * and the process then adds only its count, not its profile, to its
+ * parent's children total.
  */
+#include <linux/binfmts.h>
+#include <linux/coredump.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "internal.h"
 
-/* Called with interrupts off, under the process's stats_lock. */
-static struct ktau_signal *ktau_signal_get(struct signal_struct *sig)
+static struct ktau_table *ktau_table_swap(struct ktau_task *kt,
+					  struct ktau_table *t)
 {
-	struct ktau_signal *ks = sig->ktau;
-
-	if (ks)
-		return ks;
-	ks = kzalloc(sizeof(*ks), GFP_ATOMIC | __GFP_NOWARN);
-	if (!ks) {
-		atomic64_inc(&ktau_lost_tasks);
-		return NULL;
-	}
-	/* Readers under RCU see the zeroed totals, never garbage. */
-	smp_store_release(&sig->ktau, ks);
-	return ks;
+	return xchg((struct ktau_table __force **)&kt->table, t);
 }
 
 /*
- * Close the frames a task leaves open when it exits: the exit system
- * call itself, which never returns.
+ * Called at fork, on the copy of the parent's task_struct, where the
+ * kernel may sleep.  A forked process keeps its parent's user context
+ * word, at the same address of its copy of the memory; a new thread
+ * registers its own.  A task whose first table cannot be allocated
+ * records nothing until one is (its calls count as dropped).
+ */
+void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
+{
+	struct ktau_task *parent = &current->ktau;
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t;
+
+	memset(kt, 0, sizeof(*kt));
+	kt->gen = READ_ONCE(ktau_gen);
+	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+	RCU_INIT_POINTER(kt->table, t ? t : ktau_empty_table);
+	if (!(clone_flags & CLONE_VM) && parent->ctx_word) {
+		kt->ctx_word = parent->ctx_word;
+		ktau_context_get();
+	}
+}
+
+/* copy_process() failed after ktau_task_init(): no one saw the task. */
+void ktau_task_fork_failed(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (kt->ctx_word) {
+		kt->ctx_word = NULL;
+		ktau_context_put();
+	}
+	ktau_table_free(rcu_dereference_raw(kt->table));
+	RCU_INIT_POINTER(kt->table, ktau_empty_table);
+}
+
+/* The last reference to the task is gone; any context. */
+void ktau_task_free(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	ktau_table_free(rcu_dereference_raw(kt->table));
+	RCU_INIT_POINTER(kt->table, ktau_empty_table);
+	ktau_table_free(xchg(&kt->spare, NULL));
+}
+
+static void ktau_private_set(struct ktau_signal *ks)
+{
+	lockdep_assert_held(&ks->lock);
+	ks->private = true;
+}
+
+/*
+ * Fold @n records of @src into *@dst under @ks->lock; returns the calls
+ * that found no room.  Sleeps.
+ */
+static u64 ktau_fold_into(struct ktau_signal *ks, struct ktau_table **dst,
+			  const struct ktau_entry *src, unsigned int n)
+{
+	u16 small[64], *map = small;
+	u64 lost = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&ks->lock);
+	if (!n)
+		return 0;
+	if (n > ARRAY_SIZE(small)) {
+		map = kvmalloc_array(n, sizeof(*map), GFP_KERNEL_ACCOUNT);
+		if (!map) {
+			for (i = 0; i < n; i++)
+				lost += src[i].calls;
+			return lost;
+		}
+	}
+	lost = ktau_fold(dst, src, n, map, &ktau_alloc_totals);
+	if (map != small)
+		kvfree(map);
+	return lost;
+}
+
+/*
+ * From do_exit(), where the task may sleep: close the frames it leaves
+ * open (the exit system call, which never returns), stop recording it,
+ * and fold its records into its process's exited total.  A reader under
+ * the same mutex sees the thread either live or folded.  What the task
+ * does later in do_exit() is not recorded.
  */
 void ktau_task_exit(struct task_struct *tsk)
 {
+	struct ktau_signal *ks = &tsk->signal->ktau;
 	struct ktau_task *kt = &tsk->ktau;
-	unsigned long flags;
+	struct ktau_table *t;
+	u64 lost;
 
-	local_irq_save(flags);
-	ktau_unwind(kt);
-	local_irq_restore(flags);
-}
+	local_irq_disable();
+	ktau_unwind(tsk);
+	local_irq_enable();
 
-/* From __exit_signal(): @tsk is unhashed right after, same lock held. */
-void ktau_thread_release(struct task_struct *tsk)
-{
-	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_signal *ks;
-
-	/* A group leader's profile goes to its parent when it is reaped. */
-	if (thread_group_leader(tsk) || ktau_task_cleared(kt))
-		return;
-	ks = ktau_signal_get(tsk->signal);
-	if (!ks)
-		return;
+	mutex_lock(&ks->lock);
+	local_irq_disable();
+	set_bit(KTAU_TASK_DEAD, &kt->flags);
+	t = ktau_table_swap(kt, ktau_empty_table);
+	local_irq_enable();
+	/* Nothing writes @t now; readers may still copy it under RCU. */
+	lost = *ktau_table_dropped(t) +
+	       ktau_fold_into(ks, &ks->exited, t->rec, t->nrec);
+	ks->exited_dropped += lost;
 	ks->exited_threads++;
-	ks->exited_dropped += kt->dropped +
-		ktau_table_fold(&ks->exited, rcu_dereference_raw(kt->table));
-}
+	if (tsk->mm && get_dumpable(tsk->mm) != SUID_DUMP_USER)
+		ktau_private_set(ks);
+	mutex_unlock(&ks->lock);
 
-/*
- * From wait_task_zombie() under the parent's stats_lock: @p's whole
- * thread group is dead, nothing changes its totals any more.
- */
-void ktau_child_reaped(struct signal_struct *psig, struct task_struct *p)
-{
-	struct ktau_signal *cks = READ_ONCE(p->signal->ktau);
-	struct ktau_task *kt = &p->ktau;
-	struct ktau_signal *pks;
-	u64 dropped = 0;
-
-	pks = ktau_signal_get(psig);
-	if (!pks)
-		return;
-	pks->processes++;
-	if (!ktau_task_cleared(kt))
-		dropped += kt->dropped +
-			ktau_table_fold(&pks->children,
-					rcu_dereference_raw(kt->table));
-	if (cks) {
-		pks->processes += cks->processes;
-		dropped += cks->exited_dropped + cks->children_dropped +
-			ktau_table_fold(&pks->children,
-					rcu_dereference_raw(cks->exited)) +
-			ktau_table_fold(&pks->children,
-					rcu_dereference_raw(cks->children));
+	ktau_table_free_rcu(t);
+	ktau_table_free_rcu(xchg(&kt->spare, NULL));
+	if (kt->ctx_word) {
+		kt->ctx_word = NULL;
+		ktau_context_put();
 	}
-	pks->children_dropped += dropped;
 }
 
-/* After a clear, under the process's stats_lock. */
-void ktau_signal_reset(struct signal_struct *sig)
+/* Empty a process's totals.  Holds its lock. */
+static void ktau_signal_reset(struct ktau_signal *ks)
 {
-	struct ktau_signal *ks = sig->ktau;
-	struct ktau_table *exited, *children;
-
-	if (!ks)
-		return;
-	exited = rcu_dereference_raw(ks->exited);
-	children = rcu_dereference_raw(ks->children);
-	RCU_INIT_POINTER(ks->exited, NULL);
-	RCU_INIT_POINTER(ks->children, NULL);
-	if (exited)
-		kfree_rcu(exited, rcu);
-	if (children)
-		kfree_rcu(children, rcu);
+	lockdep_assert_held(&ks->lock);
+	ktau_table_free(ks->exited);
+	ktau_table_free(ks->children);
+	ks->exited = NULL;
+	ks->children = NULL;
 	ks->exited_threads = 0;
 	ks->processes = 0;
+	ks->private_processes = 0;
 	ks->exited_dropped = 0;
 	ks->children_dropped = 0;
 }
 
+/*
+ * From release_task(), where the caller may sleep: when the last task of
+ * a process goes (its group leader), fold the process's totals (its
+ * threads, its own reaped children) into its parent's children total —
+ * whether the parent waited for it or it was reaped automatically
+ * (SIGCHLD ignored, SA_NOCLDWAIT).  Every thread folded itself at its
+ * exit, so the totals are complete.  A process that ran privileged adds
+ * only its count.
+ */
+void ktau_process_release(struct task_struct *p)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+	struct ktau_table *exited, *children;
+	struct task_struct *parent;
+	struct ktau_signal *pks;
+	unsigned int processes, private_processes;
+	bool private;
+	u64 dropped;
+
+	if (!thread_group_leader(p))
+		return;
+	rcu_read_lock();
+	parent = tryget_task_struct(rcu_dereference(p->real_parent));
+	rcu_read_unlock();
+	if (!parent)
+		return;
+
+	mutex_lock(&ks->lock);
+	exited = ks->exited;
+	children = ks->children;
+	ks->exited = NULL;
+	ks->children = NULL;
+	processes = ks->processes;
+	private_processes = ks->private_processes;
+	private = ks->private;
+	dropped = ks->exited_dropped + ks->children_dropped;
+	mutex_unlock(&ks->lock);
+
+	pks = &parent->signal->ktau;
+	mutex_lock(&pks->lock);
+	pks->processes += 1 + processes;
+	if (private) {
+		pks->private_processes += 1 + processes;
+	} else {
+		pks->private_processes += private_processes;
+		if (exited)
+			dropped += ktau_fold_into(pks, &pks->children,
+						  exited->rec, exited->nrec);
+		if (children)
+			dropped += ktau_fold_into(pks, &pks->children,
+						  children->rec, children->nrec);
+		pks->children_dropped += dropped;
+	}
+	mutex_unlock(&pks->lock);
+	put_task_struct(parent);
+	ktau_table_free(exited);
+	ktau_table_free(children);
+}
+
+/*
+ * After a successful exec: the registered context word's address means
+ * nothing in the new program.  A privileged exec, and any exec of a
+ * process that ran privileged, starts the process's profile afresh, so
+ * that neither side of a privilege change sees the other's.
+ */
+void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm)
+{
+	struct ktau_signal *ks = &tsk->signal->ktau;
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *fresh, *old;
+
+	if (kt->ctx_word) {
+		local_irq_disable();
+		kt->ctx_word = NULL;
+		local_irq_enable();
+		ktau_context_put();
+	}
+	mutex_lock(&ks->lock);
+	if (bprm->secureexec || ks->private) {
+		ktau_private_set(ks);
+		ktau_signal_reset(ks);
+		fresh = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+		local_irq_disable();
+		/* The exec's own frame started before: it records nothing. */
+		kt->depth = 0;
+		old = ktau_table_swap(kt, fresh ? fresh : ktau_empty_table);
+		local_irq_enable();
+		ktau_table_free_rcu(old);
+	}
+	mutex_unlock(&ks->lock);
+}
+
+void ktau_signal_init(struct signal_struct *sig)
+{
+	memset(&sig->ktau, 0, sizeof(sig->ktau));
+	mutex_init(&sig->ktau.lock);
+}
+
+/* The last task of the process is freed: no reader can see it. */
 void ktau_signal_free(struct signal_struct *sig)
 {
-	struct ktau_signal *ks = sig->ktau;
+	ktau_table_free(sig->ktau.exited);
+	ktau_table_free(sig->ktau.children);
+	mutex_destroy(&sig->ktau.lock);
+}
 
-	if (!ks)
-		return;
-	sig->ktau = NULL;
-	kfree(rcu_dereference_raw(ks->exited));
-	kfree(rcu_dereference_raw(ks->children));
-	kfree(ks);
+/*
+ * Clear: a fresh first-size table for @p (unless its table is one
+ * already, untouched), and the process's totals emptied, freeing the
+ * memory of sleeping tasks too.  The caller bumped every group's
+ * generation and waited for an RCU grace period first, so no frame
+ * opened before the clear can land in the fresh table.
+ */
+void ktau_task_clear(struct task_struct *p)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+	struct ktau_task *kt = &p->ktau;
+	struct ktau_table *t, *fresh;
+	bool untouched;
+
+	mutex_lock(&ks->lock);
+	if (thread_group_leader(p))
+		ktau_signal_reset(ks);
+	if (!test_bit(KTAU_TASK_DEAD, &kt->flags)) {
+		rcu_read_lock();
+		t = rcu_dereference(kt->table);
+		untouched = t != ktau_empty_table && !READ_ONCE(t->nrec) &&
+			    !READ_ONCE(*ktau_table_dropped(t)) &&
+			    t->maxrec == KTAU_TABLE_MIN_RECORDS;
+		rcu_read_unlock();
+		if (!untouched) {
+			fresh = ktau_table_new(KTAU_TABLE_MIN_RECORDS,
+					       GFP_KERNEL);
+			t = ktau_table_swap(kt, fresh ? fresh :
+					    ktau_empty_table);
+			ktau_table_free_rcu(t);
+		}
+	}
+	ktau_table_free_rcu(xchg(&kt->spare, NULL));
+	mutex_unlock(&ks->lock);
 }

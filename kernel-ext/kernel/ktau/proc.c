@@ -3,17 +3,37 @@
  * KTAU /proc interface: /proc/<pid>/ktau, /proc/<pid>/task/<tid>/ktau,
  * /proc/ktau/profile and /proc/ktau/functions, in the versioned text
  * format of docs/proc-format.md.
+ *
+ * A profile file is a seq_file iterator over the lines of a view (see
+ * view.c): built when the file is read from its start, per process for
+ * /proc/ktau/profile as the reader goes, and handed out a page at a
+ * time, so no read keeps a CPU or a lock for long however large the
+ * profile is, and nothing is built twice.
  */
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <asm/tsc.h>
 
-#include "snapshot.h"
+#include "view.h"
 
-#define KTAU_FORMAT_VERSION	1
+#define KTAU_FORMAT_VERSION	2
+
+enum ktau_scope {
+	KTAU_SCOPE_THREAD,
+	KTAU_SCOPE_PROCESS,
+	KTAU_SCOPE_SYSTEM,
+};
+
+static const char *const ktau_scope_names[] = {
+	[KTAU_SCOPE_THREAD]	= "thread",
+	[KTAU_SCOPE_PROCESS]	= "process",
+	[KTAU_SCOPE_SYSTEM]	= "system",
+};
 
 static const char *const ktau_block_kinds[] = {
 	[KTAU_BLOCK_THREAD]	= "thread",
@@ -22,33 +42,257 @@ static const char *const ktau_block_kinds[] = {
 	[KTAU_BLOCK_CHILDREN]	= "children",
 };
 
-/* comm may hold any byte; the format's tokens may not. */
-static void ktau_block_set_comm(struct ktau_block *blk,
-				struct task_struct *task)
-{
-	char *c;
+/* Where the iterator is: the lines of a block, in this order. */
+enum ktau_section {
+	KTAU_SEC_TASK,
+	KTAU_SEC_FUNC,
+	KTAU_SEC_PATH,
+	KTAU_SEC_EVENT,
+	KTAU_SEC_OPEN,
+	KTAU_NR_SECTIONS,
+};
 
-	get_task_comm(blk->comm, task);
-	for (c = blk->comm; *c; c++) {
-		if (*c <= ' ' || *c == '=' || *c >= 0x7f)
-			*c = '_';
+enum ktau_stage {
+	KTAU_STAGE_HEADER,
+	KTAU_STAGE_BLOCKS,
+	KTAU_STAGE_END,
+	KTAU_STAGE_DONE,
+};
+
+struct ktau_reader {
+	enum ktau_scope scope;
+	struct pid_namespace *ns;
+	struct pid *pid;		/* thread and process scopes */
+	int next_tgid;			/* system scope: the walk goes on here */
+	struct ktau_view view;
+	loff_t pos;			/* the line the cursor is at */
+	enum ktau_stage stage;
+	unsigned int block;
+	enum ktau_section section;
+	unsigned int index;
+	bool built;
+};
+
+/* ---- building ---------------------------------------------------------- */
+
+/*
+ * The permission rule of /proc/<pid>/io, checked under the task's
+ * exec_update_lock so that a concurrent exec cannot change what is read.
+ * /proc/ktau/profile skips what it may not read without auditing it.
+ */
+static int ktau_build_task(struct ktau_reader *r, struct task_struct *task,
+			   unsigned int mode)
+{
+	int ret;
+
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
+		return ret;
+	if (!ptrace_may_access(task, mode)) {
+		ret = -EACCES;
+	} else if (r->scope == KTAU_SCOPE_THREAD) {
+		ret = ktau_view_thread(&r->view, task, r->ns);
+	} else {
+		ret = ktau_view_process(&r->view, task, r->ns,
+					r->scope == KTAU_SCOPE_SYSTEM);
 	}
-	if (!blk->comm[0])
-		strscpy(blk->comm, "-", sizeof(blk->comm));
+	up_read(&task->signal->exec_update_lock);
+	return ret;
 }
 
-static void ktau_print_header(struct seq_file *m, const char *scope)
+static int ktau_build_pid(struct ktau_reader *r)
+{
+	struct task_struct *task;
+	int ret;
+
+	rcu_read_lock();
+	task = pid_task(r->pid, PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return -ESRCH;
+	ret = ktau_build_task(r, task, PTRACE_MODE_READ_FSCREDS);
+	put_task_struct(task);
+	return ret;
+}
+
+/*
+ * The next process of the system scope the reader may read, as
+ * /proc's own readdir finds them; 0 when there are no more.
+ */
+static int ktau_build_next_process(struct ktau_reader *r, bool *more)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int ret;
+
+	for (;;) {
+		rcu_read_lock();
+		for (task = NULL; !task; r->next_tgid++) {
+			pid = find_ge_pid(r->next_tgid, r->ns);
+			if (!pid)
+				break;
+			r->next_tgid = pid_nr_ns(pid, r->ns);
+			task = pid_task(pid, PIDTYPE_TGID);
+			if (task)
+				get_task_struct(task);
+		}
+		rcu_read_unlock();
+		*more = task;
+		if (!task)
+			return 0;
+		ret = ktau_build_task(r, task, PTRACE_MODE_READ_FSCREDS |
+					       PTRACE_MODE_NOAUDIT);
+		put_task_struct(task);
+		if (ret != -EACCES)
+			return ret;
+		ktau_view_reset(&r->view);
+		cond_resched();
+	}
+}
+
+/* ---- the cursor ---------------------------------------------------------- */
+
+static unsigned int ktau_section_size(const struct ktau_block *blk,
+				      enum ktau_section sec)
+{
+	switch (sec) {
+	case KTAU_SEC_TASK:
+		return 1;
+	case KTAU_SEC_FUNC:
+		return blk->flat ? blk->flat->nrec : 0;
+	case KTAU_SEC_PATH:
+	case KTAU_SEC_EVENT:
+		return blk->recs ? blk->recs->nrec : 0;
+	case KTAU_SEC_OPEN:
+		return blk->nr_open;
+	default:
+		return 0;
+	}
+}
+
+static void ktau_cursor_reset(struct ktau_reader *r)
+{
+	ktau_view_reset(&r->view);
+	r->pos = 0;
+	r->stage = KTAU_STAGE_HEADER;
+	r->block = 0;
+	r->section = KTAU_SEC_TASK;
+	r->index = 0;
+	r->next_tgid = 1;
+	r->built = false;
+}
+
+/*
+ * Move the cursor past sections and blocks that are used up, building
+ * the next process's blocks in the system scope.  Returns 0 or an error.
+ */
+static int ktau_cursor_settle(struct ktau_reader *r)
+{
+	bool more;
+	int ret;
+
+	while (r->stage == KTAU_STAGE_BLOCKS) {
+		if (r->block < r->view.nr_blocks) {
+			const struct ktau_block *blk = &r->view.block[r->block];
+
+			if (r->index < ktau_section_size(blk, r->section))
+				return 0;
+			r->index = 0;
+			if (++r->section < KTAU_NR_SECTIONS)
+				continue;
+			r->section = KTAU_SEC_TASK;
+			r->block++;
+			continue;
+		}
+		if (r->scope != KTAU_SCOPE_SYSTEM) {
+			r->stage = KTAU_STAGE_END;
+			break;
+		}
+		ktau_view_reset(&r->view);
+		r->block = 0;
+		ret = ktau_build_next_process(r, &more);
+		if (ret)
+			return ret;
+		if (!more)
+			r->stage = KTAU_STAGE_END;
+	}
+	return 0;
+}
+
+static int ktau_cursor_next(struct ktau_reader *r)
+{
+	switch (r->stage) {
+	case KTAU_STAGE_HEADER:
+		r->stage = KTAU_STAGE_BLOCKS;
+		break;
+	case KTAU_STAGE_BLOCKS:
+		r->index++;
+		break;
+	case KTAU_STAGE_END:
+		r->stage = KTAU_STAGE_DONE;
+		break;
+	case KTAU_STAGE_DONE:
+		return 0;
+	}
+	r->pos++;
+	return ktau_cursor_settle(r);
+}
+
+static void *ktau_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct ktau_reader *r = m->private;
+	int ret;
+
+	if (*pos < r->pos || !r->built) {
+		ktau_cursor_reset(r);
+		r->built = true;
+		if (r->scope != KTAU_SCOPE_SYSTEM) {
+			ret = ktau_build_pid(r);
+			if (ret) {
+				r->built = false;
+				return ERR_PTR(ret);
+			}
+		}
+	}
+	while (r->pos < *pos && r->stage != KTAU_STAGE_DONE) {
+		ret = ktau_cursor_next(r);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	return r->stage == KTAU_STAGE_DONE ? NULL : r;
+}
+
+static void *ktau_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct ktau_reader *r = m->private;
+	int ret = ktau_cursor_next(r);
+
+	*pos = r->pos;
+	if (ret)
+		return ERR_PTR(ret);
+	return r->stage == KTAU_STAGE_DONE ? NULL : r;
+}
+
+static void ktau_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void ktau_print_header(struct seq_file *m, enum ktau_scope scope)
 {
 	seq_printf(m, "ktau-profile %d\n", KTAU_FORMAT_VERSION);
 	seq_printf(m, "tsc_khz %u\n", tsc_khz);
-	seq_printf(m, "scope %s\n", scope);
+	seq_printf(m, "scope %s\n", ktau_scope_names[scope]);
 	seq_puts(m, "columns func ctx fid name group calls incl_cycles excl_cycles\n");
-	seq_puts(m, "columns edge ctx parent_fid parent fid name calls incl_cycles excl_cycles\n");
+	seq_puts(m, "columns path ctx fids name group calls incl_cycles excl_cycles\n");
 	seq_puts(m, "columns event ctx fid name count min max sum sumsq\n");
+	seq_puts(m, "columns open tid ctx fids name group incl_cycles excl_cycles\n");
 }
 
-static void ktau_print_block_header(struct seq_file *m,
-				    const struct ktau_block *blk)
+static void ktau_print_task(struct seq_file *m, const struct ktau_block *blk)
 {
 	seq_printf(m, "task kind=%s pid=%d tid=%d comm=%s",
 		   ktau_block_kinds[blk->kind], blk->pid, blk->tid, blk->comm);
@@ -61,7 +305,8 @@ static void ktau_print_block_header(struct seq_file *m,
 		seq_printf(m, " exited_threads=%u", blk->exited_threads);
 		break;
 	case KTAU_BLOCK_CHILDREN:
-		seq_printf(m, " processes=%u", blk->processes);
+		seq_printf(m, " processes=%u private=%u", blk->processes,
+			   blk->private_processes);
 		break;
 	default:
 		break;
@@ -69,267 +314,184 @@ static void ktau_print_block_header(struct seq_file *m,
 	seq_printf(m, " dropped=%llu\n", blk->dropped);
 }
 
-static void ktau_print_func(struct seq_file *m, u32 ctx, unsigned int fid,
-			    u64 calls, u64 incl, u64 excl)
+static const char *ktau_fid_group_name(unsigned int fid)
 {
-	int group = ktau_fid_group(fid);
-
-	seq_printf(m, "func %u %u %s %s %llu %llu %llu\n", ctx, fid,
-		   ktau_fid_name(fid), ktau_group_name(group), calls, incl, excl);
+	return ktau_group_name(ktau_fid_group(fid));
 }
 
-/*
- * An event's range entry sorts right before its sum entry (their caller
- * slots are the two highest); a sum whose range was not copied (the
- * reader raced the insertion of both) is left for the next read.
- */
-static void ktau_print_events(struct seq_file *m, const struct ktau_entry *e,
-			      unsigned int count)
+/* "ctx f1,f2,...,fn name group" of a callpath. */
+static void ktau_print_path(struct seq_file *m, u32 ctx, const u16 *fid,
+			    unsigned int depth)
 {
 	unsigned int i;
 
-	for (i = 1; i < count; i++) {
-		const struct ktau_entry *range = &e[i - 1], *sum = &e[i];
-		unsigned int fid = KTAU_KEY_FID(sum->key);
-
-		if (KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM || !sum->calls ||
-		    range->key != KTAU_KEY(KTAU_KEY_CTX(sum->key),
-					   KTAU_EVENT_RANGE, fid))
-			continue;
-		seq_printf(m, "event %u %u %s %llu %llu %llu %llu %llu\n",
-			   KTAU_KEY_CTX(sum->key), fid, ktau_fid_name(fid),
-			   sum->calls, range->incl, range->excl, sum->incl,
-			   sum->excl);
-	}
+	seq_printf(m, "%u ", ctx);
+	for (i = 0; i < depth; i++)
+		seq_printf(m, i ? ",%u" : "%u", fid[i]);
+	seq_printf(m, " %s %s", ktau_fid_name(fid[depth - 1]),
+		   ktau_fid_group_name(fid[depth - 1]));
 }
 
-/* Entries are sorted by (ctx, fid, caller) and unique per key. */
-static void ktau_print_block(struct seq_file *m,
-			     const struct ktau_snapshot *snap,
-			     const struct ktau_block *blk)
+static int ktau_show_func(struct seq_file *m, const struct ktau_entry *e)
 {
-	const struct ktau_entry *e = snap->entry + blk->first;
-	unsigned int i, j;
+	unsigned int fid = KTAU_KEY_FID(e->key);
 
-	ktau_print_block_header(m, blk);
-	for (i = 0; i < blk->count; i = j) {
-		u64 calls = 0, incl = 0, excl = 0;
-
-		for (j = i; j < blk->count; j++) {
-			if (KTAU_KEY_CTX(e[j].key) != KTAU_KEY_CTX(e[i].key) ||
-			    KTAU_KEY_FID(e[j].key) != KTAU_KEY_FID(e[i].key))
-				break;
-			if (ktau_key_is_event(e[j].key))
-				continue;
-			calls += e[j].calls;
-			incl += e[j].incl;
-			excl += e[j].excl;
-		}
-		if (calls)
-			ktau_print_func(m, KTAU_KEY_CTX(e[i].key),
-					KTAU_KEY_FID(e[i].key), calls, incl, excl);
-	}
-	for (i = 0; i < blk->count; i++) {
-		u32 parent = KTAU_KEY_PARENT(e[i].key);
-		unsigned int fid = KTAU_KEY_FID(e[i].key);
-
-		if (parent == KTAU_NO_PARENT || ktau_key_is_event(e[i].key) ||
-		    !e[i].calls)
-			continue;
-		seq_printf(m, "edge %u %u %s %u %s %llu %llu %llu\n",
-			   KTAU_KEY_CTX(e[i].key), parent - 1,
-			   ktau_fid_name(parent - 1), fid, ktau_fid_name(fid),
-			   e[i].calls, e[i].incl, e[i].excl);
-	}
-	ktau_print_events(m, e, blk->count);
+	if (!e->calls)
+		return SEQ_SKIP;
+	seq_printf(m, "func %u %u %s %s %llu %llu %llu\n", KTAU_KEY_CTX(e->key),
+		   fid, ktau_fid_name(fid), ktau_fid_group_name(fid), e->calls,
+		   e->incl, e->excl);
+	return 0;
 }
 
-static int ktau_print_snapshot(struct seq_file *m, const char *scope,
-			       ktau_fill_fn fill, void *arg)
+static int ktau_show_path(struct seq_file *m, const struct ktau_table *t,
+			  unsigned int i)
 {
-	struct ktau_snapshot snap = { };
-	unsigned int b;
-	int ret;
+	const struct ktau_entry *e = &t->rec[i];
+	u16 fid[KTAU_MAX_DEPTH];
+	unsigned int depth;
+	u32 ctx;
 
-	ret = ktau_snapshot_take(&snap, fill, arg);
-	if (ret)
-		goto out;
-	ktau_print_header(m, scope);
-	for (b = 0; b < snap.nr_blocks; b++)
-		ktau_print_block(m, &snap, &snap.block[b]);
-	seq_puts(m, "end\n");
-out:
-	ktau_snapshot_free(&snap);
-	return ret;
+	if (ktau_key_is_event(e->key))
+		return SEQ_SKIP;
+	depth = ktau_view_path(t, i + 1, fid, &ctx);
+	seq_puts(m, "path ");
+	ktau_print_path(m, ctx, fid, depth);
+	seq_printf(m, " %llu %llu %llu\n", e->calls, e->incl, e->excl);
+	return 0;
 }
 
-struct ktau_fill_task {
-	struct task_struct *task;
-	struct pid_namespace *ns;
+/* An event's sum record, printed with its range record. */
+static int ktau_show_event(struct seq_file *m, const struct ktau_table *t,
+			   unsigned int i)
+{
+	const struct ktau_entry *sum = &t->rec[i], *range;
+	unsigned int fid = KTAU_KEY_FID(sum->key);
+	u32 ctx = KTAU_KEY_CTX(sum->key);
+
+	if (KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM || !sum->calls)
+		return SEQ_SKIP;
+	range = ktau_table_lookup(t, KTAU_KEY(ctx, KTAU_EVENT_RANGE, fid));
+	if (!range || !range->calls)
+		return SEQ_SKIP;
+	seq_printf(m, "event %u %u %s %llu %llu %llu %llu %llu\n", ctx, fid,
+		   ktau_fid_name(fid), sum->calls, range->incl, range->excl,
+		   sum->incl, sum->excl);
+	return 0;
+}
+
+static int ktau_show_open(struct seq_file *m, const struct ktau_open_frame *o)
+{
+	seq_printf(m, "open %d ", o->tid);
+	ktau_print_path(m, o->ctx, o->fid, o->depth);
+	seq_printf(m, " %llu %llu\n", o->incl, o->excl);
+	return 0;
+}
+
+static int ktau_seq_show(struct seq_file *m, void *v)
+{
+	struct ktau_reader *r = v;
+	const struct ktau_block *blk;
+
+	switch (r->stage) {
+	case KTAU_STAGE_HEADER:
+		ktau_print_header(m, r->scope);
+		return 0;
+	case KTAU_STAGE_END:
+		seq_puts(m, "end\n");
+		return 0;
+	case KTAU_STAGE_BLOCKS:
+		break;
+	default:
+		return SEQ_SKIP;
+	}
+	blk = &r->view.block[r->block];
+	switch (r->section) {
+	case KTAU_SEC_TASK:
+		ktau_print_task(m, blk);
+		return 0;
+	case KTAU_SEC_FUNC:
+		return ktau_show_func(m, &blk->flat->rec[r->index]);
+	case KTAU_SEC_PATH:
+		return ktau_show_path(m, blk->recs, r->index);
+	case KTAU_SEC_EVENT:
+		return ktau_show_event(m, blk->recs, r->index);
+	case KTAU_SEC_OPEN:
+		return ktau_show_open(m, &blk->open[r->index]);
+	default:
+		return SEQ_SKIP;
+	}
+}
+
+static const struct seq_operations ktau_seq_ops = {
+	.start	= ktau_seq_start,
+	.next	= ktau_seq_next,
+	.stop	= ktau_seq_stop,
+	.show	= ktau_seq_show,
 };
 
-static void ktau_fill_thread(struct ktau_snapshot *snap, void *arg)
+static int ktau_reader_open(struct file *file, enum ktau_scope scope,
+			    struct pid_namespace *ns, struct pid *pid)
 {
-	struct ktau_fill_task *ft = arg;
-	struct ktau_block *blk = ktau_block_open(snap, KTAU_BLOCK_THREAD);
+	struct ktau_reader *r;
 
-	blk->pid = task_tgid_nr_ns(ft->task, ft->ns);
-	blk->tid = task_pid_nr_ns(ft->task, ft->ns);
-	ktau_block_set_comm(blk, ft->task);
-	ktau_block_add_task(snap, blk, ft->task);
-	ktau_block_close(snap, blk);
+	r = __seq_open_private(file, &ktau_seq_ops, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->scope = scope;
+	r->ns = get_pid_ns(ns);
+	r->pid = get_pid(pid);
+	return 0;
 }
 
-static void ktau_fill_sig_block(struct ktau_snapshot *snap,
-				enum ktau_block_kind kind,
-				struct task_struct *leader,
-				struct pid_namespace *ns)
-{
-	struct ktau_signal *ks = READ_ONCE(leader->signal->ktau);
-	struct ktau_block *blk = ktau_block_open(snap, kind);
-
-	blk->pid = task_tgid_nr_ns(leader, ns);
-	strscpy(blk->comm, "-", sizeof(blk->comm));
-	if (ks && kind == KTAU_BLOCK_EXITED) {
-		blk->exited_threads = ks->exited_threads;
-		blk->dropped = ks->exited_dropped;
-		ktau_block_add_table(snap, blk, rcu_dereference(ks->exited));
-	} else if (ks && kind == KTAU_BLOCK_CHILDREN) {
-		blk->processes = ks->processes;
-		blk->dropped = ks->children_dropped;
-		ktau_block_add_table(snap, blk, rcu_dereference(ks->children));
-	}
-	ktau_block_close(snap, blk);
-}
-
-static void ktau_fill_group_blocks(struct ktau_snapshot *snap,
-				   struct task_struct *leader,
-				   struct pid_namespace *ns, bool per_thread)
-{
-	struct signal_struct *sig = leader->signal;
-	struct ktau_signal *ks = READ_ONCE(sig->ktau);
-	struct ktau_block *blk;
-	struct task_struct *t;
-
-	if (per_thread) {
-		__for_each_thread(sig, t) {
-			struct ktau_fill_task ft = { .task = t, .ns = ns };
-
-			ktau_fill_thread(snap, &ft);
-		}
-		ktau_fill_sig_block(snap, KTAU_BLOCK_EXITED, leader, ns);
-	} else {
-		blk = ktau_block_open(snap, KTAU_BLOCK_PROCESS);
-		blk->pid = task_tgid_nr_ns(leader, ns);
-		blk->tid = blk->pid;
-		ktau_block_set_comm(blk, leader);
-		__for_each_thread(sig, t) {
-			blk->threads++;
-			ktau_block_add_task(snap, blk, t);
-		}
-		if (ks) {
-			blk->exited_threads = ks->exited_threads;
-			blk->dropped += ks->exited_dropped;
-			ktau_block_add_table(snap, blk, rcu_dereference(ks->exited));
-		}
-		ktau_block_close(snap, blk);
-	}
-	ktau_fill_sig_block(snap, KTAU_BLOCK_CHILDREN, leader, ns);
-}
-
-/*
- * Fill @leader's process under its stats_lock seqlock, so that a thread
- * exiting meanwhile is counted once: live or folded into the exited
- * total.  If the lockless pass raced, fill again under the lock, as
- * /proc/<pid>/io does.
+/**
+ * ktau_proc_open() - open /proc/<pid>/ktau or /proc/<pid>/task/<tid>/ktau
+ * @file: the file being opened
+ * @ns: the pid namespace of the /proc instance
+ * @task: the task of the /proc directory
+ * @whole_process: the process's file (else the thread's)
+ *
+ * The profile is built when the file is read from its start, with the
+ * reader's permissions then.
+ *
+ * Return: 0 or -ENOMEM.
  */
-static void ktau_fill_group(struct ktau_snapshot *snap,
-			    struct task_struct *leader,
-			    struct pid_namespace *ns, bool per_thread)
+int ktau_proc_open(struct file *file, struct pid_namespace *ns,
+		   struct task_struct *task, bool whole_process)
 {
-	struct signal_struct *sig = leader->signal;
-	struct ktau_snapshot mark = *snap;
-	unsigned long flags;
-	unsigned int seq;
-
-	seq = read_seqbegin(&sig->stats_lock);
-	ktau_fill_group_blocks(snap, leader, ns, per_thread);
-	if (!read_seqretry(&sig->stats_lock, seq))
-		return;
-	ktau_snapshot_rewind(snap, &mark);
-	read_seqlock_excl_irqsave(&sig->stats_lock, flags);
-	ktau_fill_group_blocks(snap, leader, ns, per_thread);
-	read_sequnlock_excl_irqrestore(&sig->stats_lock, flags);
+	return ktau_reader_open(file, whole_process ? KTAU_SCOPE_PROCESS :
+				KTAU_SCOPE_THREAD, ns, task_pid(task));
 }
 
-static void ktau_fill_process(struct ktau_snapshot *snap, void *arg)
+int ktau_proc_release(struct inode *inode, struct file *file)
 {
-	struct ktau_fill_task *ft = arg;
+	struct seq_file *m = file->private_data;
+	struct ktau_reader *r = m->private;
 
-	ktau_fill_group(snap, ft->task, ft->ns, false);
+	ktau_view_free(&r->view);
+	put_pid(r->pid);
+	put_pid_ns(r->ns);
+	return seq_release_private(inode, file);
 }
 
-/* The permission rule of /proc/<pid>/io, for the same reasons. */
-static int ktau_show_task(struct seq_file *m, struct pid_namespace *ns,
-			  struct task_struct *task, bool whole)
+static int ktau_profile_open(struct inode *inode, struct file *file)
 {
-	struct ktau_fill_task ft = { .task = task, .ns = ns };
-	int ret;
-
-	ret = down_read_killable(&task->signal->exec_update_lock);
-	if (ret)
-		return ret;
-	if (!ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS)) {
-		ret = -EACCES;
-		goto out;
-	}
-	if (whole)
-		ret = ktau_print_snapshot(m, "process", ktau_fill_process, &ft);
-	else
-		ret = ktau_print_snapshot(m, "thread", ktau_fill_thread, &ft);
-out:
-	up_read(&task->signal->exec_update_lock);
-	return ret;
+	return ktau_reader_open(file, KTAU_SCOPE_SYSTEM,
+				proc_pid_ns(inode->i_sb), NULL);
 }
 
-int proc_tid_ktau(struct seq_file *m, struct pid_namespace *ns,
-		  struct pid *pid, struct task_struct *task)
-{
-	return ktau_show_task(m, ns, task, false);
-}
-
-int proc_tgid_ktau(struct seq_file *m, struct pid_namespace *ns,
-		   struct pid *pid, struct task_struct *task)
-{
-	return ktau_show_task(m, ns, task, true);
-}
-
-static void ktau_fill_system(struct ktau_snapshot *snap, void *arg)
-{
-	struct pid_namespace *ns = arg;
-	struct task_struct *p;
-
-	for_each_process(p) {
-		if (!task_tgid_nr_ns(p, ns))
-			continue;
-		if (!ptrace_may_access(p, PTRACE_MODE_READ_FSCREDS))
-			continue;
-		ktau_fill_group(snap, p, ns, true);
-	}
-}
-
-static int ktau_profile_show(struct seq_file *m, void *v)
-{
-	struct pid_namespace *ns = proc_pid_ns(file_inode(m->file)->i_sb);
-
-	return ktau_print_snapshot(m, "system", ktau_fill_system, ns);
-}
+static const struct proc_ops ktau_profile_ops = {
+	.proc_open	= ktau_profile_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= ktau_proc_release,
+};
 
 static int ktau_functions_show(struct seq_file *m, void *v)
 {
 	unsigned int fid, nr = ktau_nr_fids();
 
-	seq_printf(m, "ktau-functions %d\n", KTAU_FORMAT_VERSION);
+	seq_puts(m, "ktau-functions 1\n");
 	seq_puts(m, "columns fid group name\n");
 	for (fid = 0; fid < nr; fid++) {
 		const char *name = ktau_fid_name(fid);
@@ -337,8 +499,7 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 		/* Unused syscall numbers are not functions of their own. */
 		if (fid != KTAU_FID_NI_SYSCALL && !strcmp(name, "ni_syscall"))
 			continue;
-		seq_printf(m, "%u %s %s\n", fid,
-			   ktau_group_name(ktau_fid_group(fid)), name);
+		seq_printf(m, "%u %s %s\n", fid, ktau_fid_group_name(fid), name);
 	}
 	seq_puts(m, "end\n");
 	return 0;
@@ -352,7 +513,7 @@ int __init ktau_proc_init(void)
 	if (!dir)
 		return -ENOMEM;
 	if (!proc_create_single("functions", 0444, dir, ktau_functions_show) ||
-	    !proc_create_single("profile", 0444, dir, ktau_profile_show))
+	    !proc_create("profile", 0444, dir, &ktau_profile_ops))
 		return -ENOMEM;
 	return ktau_control_init(dir);
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the KTAU timers need from x86: their clock, current as the
+ * system call entry wants it, and a read of a registered user word that
+ * cannot fault.
+ */
+#ifndef _ASM_X86_KTAU_H
+#define _ASM_X86_KTAU_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <asm/current.h>
+#include <asm/msr.h>
+#include <asm/uaccess.h>
+
+/*
+ * The clock of every timer: the TSC, whose rate the profile header gives
+ * (tsc_khz).  rdtsc() is always inlined, get_cycles() not at -Os.
+ */
+static __always_inline u64 ktau_arch_now(void)
+{
+	return rdtsc();
+}
+
+/*
+ * current for the system call entry hook: a plain current may be loaded
+ * above the hook's static branch and kept in a callee-saved register
+ * across the call (it is needed after the hook), which would cost the
+ * disabled hook a push and a pop.  this_cpu_read() is loaded where it
+ * is used.
+ */
+static __always_inline struct task_struct *ktau_arch_current(void)
+{
+	return this_cpu_read(pcpu_hot.current_task);
+}
+
+/*
+ * A registered user context word, read inline into the upper half of a
+ * record key whose upper half is 0; a word that is not mapped leaves it
+ * 0 through the exception table.  The caller has page faults disabled
+ * (interrupts may be off).  The address passed access_ok() when it was
+ * registered and is the kernel's copy, not an index a user can steer
+ * speculatively.  asm goto without outputs: GCC versions whose asm goto
+ * outputs the kernel does not trust still get one load and one store.
+ */
+static __always_inline void ktau_arch_read_ctx(u64 *key, const u32 __user *word)
+{
+	__uaccess_begin();
+	asm goto("1:	movl (%[word]), %%eax\n"
+		 "	movl %%eax, %[ctx]\n"
+		 _ASM_EXTABLE_UA(1b, %l[fault])
+		 : : [word] "r" (word), [ctx] "m" (((u32 *)key)[1])
+		 : "eax", "memory" : fault);
+	__uaccess_end();
+	return;
+fault:
+	__uaccess_end();
+}
+
+#endif /* _ASM_X86_KTAU_H */
