@@ -17,9 +17,26 @@
  *                      writer's process's points)
  *   unhandler MASK     ktau_unregister_handler(MASK)
  *   errors             the API's answers to bad arguments
- *   touch N            start and stop N distinct run-time ids once each
+ *   touch N [FIRST]    start and stop N distinct run-time ids once each
+ *                      (ktau_touch_FIRST...); a task's table grows on its
+ *                      way back to user mode, so a test that wants
+ *                      them all recorded touches a few per write()
  *   fill               4 kernel threads register ids until refused; then
  *                      a KTAU_START whose name cannot be registered
+ *   nest D N           N times: D nested run-time routines ktau_nest_0
+ *                      (outermost) .. ktau_nest_{D-1}, started in order
+ *                      and stopped in reverse (deeper than the stack
+ *                      holds: counted as dropped)
+ *   skew CPU CYCLES    move CPU's TSC CYCLES back (forward when
+ *                      negative); behind= gives how far behind the
+ *                      writer's CPU it then is (a kernel that checks
+ *                      TSC_ADJUST restores it within a second or so)
+ *   kthread open|step|close|end
+ *                      a kernel thread "ktau_kt": open starts
+ *                      ktau_kt_outer and waits; step times ktau_kt_inner
+ *                      inside it and waits; close stops the outer and
+ *                      waits; end makes it exit.  The result line gives
+ *                      its pid.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -35,6 +52,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <asm/msr.h>
 #include <asm/unistd.h>
 
 #define RESULT_LEN	512
@@ -259,12 +277,12 @@ static void test_errors(void)
 /* ---- touch --------------------------------------------------------- */
 
 /* Start and stop n distinct run-time ids once each, in the caller. */
-static void test_touch(unsigned int n)
+static void test_touch(unsigned int n, unsigned int first)
 {
 	unsigned int i, timed = 0;
 	char name[32];
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < first + n; i++) {
 		int fid;
 
 		snprintf(name, sizeof(name), "ktau_touch_%u", i);
@@ -276,6 +294,146 @@ static void test_touch(unsigned int n)
 		timed++;
 	}
 	snprintf(result, sizeof(result), "touch timed=%u\n", timed);
+}
+
+/* ---- nest ----------------------------------------------------------- */
+
+#define NEST_MAX	12
+
+static void test_nest(unsigned int depth, unsigned int n)
+{
+	int fid[NEST_MAX];
+	unsigned int i, j;
+	char name[32];
+
+	if (!depth || depth > NEST_MAX) {
+		snprintf(result, sizeof(result), "nest bad arguments\n");
+		return;
+	}
+	for (i = 0; i < depth; i++) {
+		snprintf(name, sizeof(name), "ktau_nest_%u", i);
+		fid[i] = ktau_get_fid(name, KTAU_GROUP_KERNEL);
+	}
+	for (j = 0; j < n; j++) {
+		for (i = 0; i < depth; i++)
+			ktau_start_fid(fid[i]);
+		for (i = depth; i-- > 0;)
+			ktau_stop_fid(fid[i]);
+	}
+	snprintf(result, sizeof(result), "nest ok depth=%u n=%u\n", depth, n);
+}
+
+/* ---- skew ----------------------------------------------------------- */
+
+static void skew_tsc(void *arg)
+{
+	s64 cycles = *(s64 *)arg;
+
+	wrmsrl(MSR_IA32_TSC, rdtsc() - cycles);
+}
+
+static void read_tsc(void *arg)
+{
+	*(u64 *)arg = rdtsc();
+}
+
+/*
+ * Move @cpu's TSC @cycles back (forward if negative), and measure how
+ * far behind the current CPU's it then is.
+ */
+static void test_skew(unsigned int cpu, s64 cycles)
+{
+	u64 there = 0, here;
+	int ret = -EINVAL;
+
+	if (cpu < nr_cpu_ids && cpu_online(cpu) && cpu != raw_smp_processor_id()) {
+		ret = smp_call_function_single(cpu, skew_tsc, &cycles, 1);
+		if (!ret) {
+			here = rdtsc();
+			ret = smp_call_function_single(cpu, read_tsc, &there, 1);
+			/* here was read before there: a lag is here - there */
+			snprintf(result, sizeof(result),
+				 "skew cpu=%u cycles=%lld ret=%d behind=%lld\n", cpu,
+				 cycles, ret, (long long)(here - there));
+			return;
+		}
+	}
+	snprintf(result, sizeof(result), "skew cpu=%u cycles=%lld ret=%d\n",
+		 cpu, cycles, ret);
+}
+
+/* ---- kthread -------------------------------------------------------- */
+
+enum kt_step { KT_NONE, KT_OPEN, KT_STEP, KT_CLOSE, KT_END };
+
+static struct {
+	struct task_struct *task;
+	wait_queue_head_t wait;
+	enum kt_step asked, done;
+} kt;
+
+static void kt_wait(enum kt_step step)
+{
+	kt.done = step;
+	wake_up(&kt.wait);
+	wait_event(kt.wait, kt.asked > step);
+}
+
+static int kt_fn(void *arg)
+{
+	kt_wait(KT_NONE);
+	KTAU_START("ktau_kt_outer");
+	kt_wait(KT_OPEN);
+	KTAU_START("ktau_kt_inner");
+	KTAU_STOP("ktau_kt_inner");
+	kt_wait(KT_STEP);
+	KTAU_STOP("ktau_kt_outer");
+	kt_wait(KT_CLOSE);
+	return 0;
+}
+
+static void test_kthread(const char *what)
+{
+	static const char *const steps[] = {
+		[KT_OPEN] = "open", [KT_STEP] = "step", [KT_CLOSE] = "close",
+		[KT_END] = "end",
+	};
+	enum kt_step step;
+
+	for (step = KT_OPEN; step <= KT_END; step++) {
+		if (sysfs_streq(what, steps[step]))
+			break;
+	}
+	if (step > KT_END || (step == KT_OPEN) != !kt.task ||
+	    (kt.task && step != kt.done + 1)) {
+		snprintf(result, sizeof(result), "kthread bad step\n");
+		return;
+	}
+	if (step == KT_OPEN) {
+		init_waitqueue_head(&kt.wait);
+		kt.asked = KT_NONE;
+		kt.done = KT_NONE;
+		kt.task = kthread_run(kt_fn, NULL, "ktau_kt");
+		if (IS_ERR(kt.task)) {
+			kt.task = NULL;
+			snprintf(result, sizeof(result), "kthread failed\n");
+			return;
+		}
+		get_task_struct(kt.task);
+		wait_event(kt.wait, kt.done == KT_NONE);
+	}
+	kt.asked = step;
+	wake_up(&kt.wait);
+	if (step == KT_END) {
+		kthread_stop(kt.task);
+		put_task_struct(kt.task);
+		kt.task = NULL;
+		snprintf(result, sizeof(result), "kthread end\n");
+		return;
+	}
+	wait_event(kt.wait, kt.done == step);
+	snprintf(result, sizeof(result), "kthread %s pid=%d\n", what,
+		 task_pid_nr(kt.task));
 }
 
 /* ---- fill ----------------------------------------------------------- */
@@ -361,6 +519,9 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
 	unsigned int a, b, c;
+	char word[16];
+	s64 cycles;
+	int k;
 	unsigned long n;
 	char buf[64];
 
@@ -381,8 +542,14 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 		test_handler_off(a);
 	else if (!strncmp(buf, "errors", 6))
 		test_errors();
-	else if (sscanf(buf, "touch %u", &a) == 1)
-		test_touch(a);
+	else if ((k = sscanf(buf, "touch %u %u", &a, &b)) >= 1)
+		test_touch(a, k == 2 ? b : 0);
+	else if (sscanf(buf, "nest %u %u", &a, &b) == 2)
+		test_nest(a, b);
+	else if (sscanf(buf, "skew %u %lld", &a, &cycles) == 2)
+		test_skew(a, cycles);
+	else if (sscanf(buf, "kthread %15s", word) == 1)
+		test_kthread(word);
 	else if (!strncmp(buf, "fill", 4))
 		test_fill();
 	else

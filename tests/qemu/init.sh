@@ -68,7 +68,7 @@ check)
 	fi
 	# kernel splats that did not reach the console (low console loglevel)
 	if dmesg >/tmp/dmesg.txt 2>/dev/null; then
-		grep -E 'BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault' \
+		grep -E 'BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault|detected stall|self-detected stall|blocked for more than' \
 			/tmp/dmesg.txt | sed 's/^/KMSG: /'
 	fi
 	;;

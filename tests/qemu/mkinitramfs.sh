@@ -98,6 +98,8 @@ fi
 for m in $kmods; do
 	install -m 644 "$m" guest/
 done
+# t_setuid runs a copy of itself set-user-ID root (the archive is root's)
+[ -f guest/t_setuid ] && install -m 4755 guest/t_setuid guest/setuid_helper
 [ -f guest/run-all.sh ] || install -m 755 "$repo/tests/guest/run-all.sh" guest/run-all.sh
 [ -f "$DEMO" ] && install -m 755 "$DEMO" demo.sh
 [ -d "$EXTRA" ] && cp -a "$EXTRA"/. .

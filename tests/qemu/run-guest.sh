@@ -28,7 +28,8 @@
 #   QEMU_EXTRA (more QEMU arguments, word-split), QEMU_ACCEL (tcg,thread=single).
 #
 # Prints to stdout every `PASS: ...` / `FAIL: ...` line of the guest, then
-#   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat
+#   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat,
+#                                 RCU stall or hung task
 #   PASS|FAIL: guest-completed    the guest reached KTAU-GUEST-DONE (no timeout/crash)
 # Exit status: 0 when no FAIL line was printed, 1 otherwise, 2 on bad usage.
 # In shell mode QEMU runs interactively on this terminal (Ctrl-A X quits) and
@@ -80,7 +81,7 @@ while [ $# -gt 0 ]; do
 done
 
 # Splats that make a run fail (matched anywhere in a line).
-BAD_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault'
+BAD_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault|detected stall|self-detected stall|blocked for more than'
 DONE_MARK=KTAU-GUEST-DONE
 
 nfail=0

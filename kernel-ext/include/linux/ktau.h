@@ -186,6 +186,16 @@ static __always_inline u64 ktau_excl(u64 incl, u64 child)
 	return ktau_elapsed(child, incl);
 }
 
+/*
+ * The hint slot of a record key: the user context is mixed in, so that a
+ * program alternating between two user routines around the same system
+ * call keeps both records hinted.
+ */
+static __always_inline unsigned int ktau_hint_slot(u64 key)
+{
+	return (key ^ (key >> 32)) % KTAU_SLOT_HINTS;
+}
+
 /* The fid + 1 of read() or write(), whatever the user context. */
 static __always_inline bool ktau_key_moves_bytes(u64 key)
 {
@@ -268,7 +278,7 @@ static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
 		return false;
 	if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
 		return false;
-	e = &t->rec[(unsigned long)t->hint[key % KTAU_SLOT_HINTS]];
+	e = (void *)t->rec + t->hint[ktau_hint_slot(key)];
 	if (unlikely(e->key != key))
 		return false;
 	/* A migration to a CPU whose TSC lags: the slow path clamps. */

@@ -45,17 +45,19 @@ struct ktau_entry {
 };
 
 /*
- * Slots of the system call exit's hints: where the entry of a key with
- * these low bits was last found (see ktau_syscall_exit_fast()).
+ * Slots of the system call exit's hints: where the record of a key that
+ * hashes to the slot was last found (see ktau_syscall_exit_fast()), as
+ * its byte offset from the first record, so that the exit addresses it
+ * with no arithmetic.
  */
 #define KTAU_SLOT_HINTS		8
+#define KTAU_HINT_MAX_INDEX	2047
 
 /*
  * A profile table: records in an array that only grows at its end, so a
  * record's id (its index + 1) never changes, then the count of calls
  * that found no room (a u64), then an open-addressing index of u16
- * record ids.  The header is 32 bytes, so that the system call exit
- * addresses a record from its index with one scaled add.  Growth copies the table into a
+ * record ids.  Growth copies the table into a
  * bigger one, keeping every id.  Only the task that owns a table (and
  * interrupts taken while it runs) writes it, with interrupts off; other
  * CPUs read rec[0 .. nrec) under RCU.
@@ -67,7 +69,7 @@ struct ktau_table {
 	u8 index_bits;
 	u8 flags;			/* KTAU_TABLE_* (kernel/ktau) */
 	u8 pad[2];
-	u8 hint[KTAU_SLOT_HINTS];	/* record indexes, each < maxrec */
+	u16 hint[KTAU_SLOT_HINTS];	/* byte offsets into rec[], < maxrec */
 	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };
 

@@ -515,8 +515,8 @@ static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
 
 /*
  * ktau_syscall_exit_fast() indexes the table by a hint without a bounds
- * check: CONFIG_KTAU_DEBUG checks here that every hint is below the
- * table's room (or 0).
+ * check: CONFIG_KTAU_DEBUG checks here that every hint is a record of the
+ * table (or 0).
  */
 static void ktau_check_hints(const struct ktau_table *t)
 {
@@ -525,7 +525,9 @@ static void ktau_check_hints(const struct ktau_table *t)
 	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
 		return;
 	for (i = 0; i < KTAU_SLOT_HINTS; i++)
-		WARN_ON_ONCE(t->hint[i] && t->hint[i] >= t->maxrec);
+		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
+			     (t->hint[i] &&
+			      t->hint[i] / sizeof(t->rec[0]) >= t->maxrec));
 }
 
 /*
@@ -563,8 +565,8 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 	if (likely(e)) {
 		t = ktau_task_table(kt);
 		idx = e - t->rec;
-		if (idx <= U8_MAX)
-			t->hint[key % KTAU_SLOT_HINTS] = idx;
+		if (idx <= KTAU_HINT_MAX_INDEX)
+			t->hint[ktau_hint_slot(key)] = idx * sizeof(*e);
 		ktau_check_hints(t);
 	}
 	ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);

@@ -45,12 +45,18 @@ static bool ktau_any_handler(void)
 	return false;
 }
 
-/*
- * Call @handler at the instrumentation points of every group in
- * @group_mask (bit n: group n of enum ktau_group).  Returns 0, -EINVAL
- * for an empty or unknown mask or no handler, -EBUSY if one of the
- * groups has a handler already (nothing is registered then).  The
- * points of a group fire while the group records (/proc/ktau/control).
+/**
+ * ktau_register_handler() - call a handler at a set of groups' points
+ * @group_mask: bit n: group n of enum ktau_group
+ * @handler: called at every instrumentation point of those groups, in
+ *	the context of the task the point is charged to, with interrupts
+ *	disabled; it must not sleep
+ *
+ * The points of a group fire while the group records (see
+ * /proc/ktau/control).  May sleep.
+ *
+ * Return: 0, -EINVAL for an empty or unknown mask or no handler, -EBUSY
+ * if one of the groups has a handler already (nothing is registered then).
  */
 int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler)
 {
@@ -79,10 +85,15 @@ int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler)
 }
 EXPORT_SYMBOL_GPL(ktau_register_handler);
 
-/*
- * Remove the handlers of the groups in @group_mask and wait until no CPU
- * runs them.  Returns 0, -EINVAL for an empty or unknown mask, -ENOENT
- * when none of those groups had a handler.  May sleep.
+/**
+ * ktau_unregister_handler() - remove the handlers of a set of groups
+ * @group_mask: bit n: group n of enum ktau_group
+ *
+ * Waits until no CPU runs them: a module may free its handler's code once
+ * this returns.  May sleep.
+ *
+ * Return: 0, -EINVAL for an empty or unknown mask, -ENOENT when none of
+ * those groups had a handler.
  */
 int ktau_unregister_handler(unsigned int group_mask)
 {
