@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ktr — the guest tests' own reader of the ktau /proc format v1. See ktr.h. */
+/* ktr — the guest tests' own reader of the ktau /proc format v2. See ktr.h. */
 #define _GNU_SOURCE
 #include "ktr.h"
 
@@ -196,10 +196,19 @@ static int copyname(char *dst, size_t cap, const char *src)
 }
 
 /* Column layouts: index of each field within the record (after the keyword). */
-enum { C_CTX, C_PFID, C_PARENT, C_FID, C_NAME, C_GROUP, C_CALLS, C_INCL, C_EXCL, C_N };
+enum { C_CTX, C_FID, C_FIDS, C_TID, C_NAME, C_GROUP, C_CALLS, C_INCL, C_EXCL, C_N };
 static const char *const colnames[C_N] = {
-	"ctx", "parent_fid", "parent", "fid", "name", "group",
+	"ctx", "fid", "fids", "tid", "name", "group",
 	"calls", "incl_cycles", "excl_cycles",
+};
+
+enum rec_kind { R_FUNC, R_PATH, R_OPEN, R_KINDS };
+static const char *const rec_word[R_KINDS] = { "func", "path", "open" };
+/* the fields each record kind needs, in the default (documented) order */
+static const int rec_need[R_KINDS][8] = {
+	{ C_CTX, C_FID, C_NAME, C_GROUP, C_CALLS, C_INCL, C_EXCL, -1 },
+	{ C_CTX, C_FIDS, C_NAME, C_GROUP, C_CALLS, C_INCL, C_EXCL, -1 },
+	{ C_TID, C_CTX, C_FIDS, C_NAME, C_GROUP, C_INCL, C_EXCL, -1 },
 };
 
 struct layout {
@@ -207,23 +216,15 @@ struct layout {
 	int nfields;
 };
 
-static void layout_default(struct layout *l, int edge)
+static void layout_default(struct layout *l, enum rec_kind kind)
 {
+	int n;
+
 	for (int i = 0; i < C_N; i++)
 		l->idx[i] = -1;
-	if (edge) {
-		/* ctx parent_fid parent fid name calls incl_cycles excl_cycles */
-		l->idx[C_CTX] = 0; l->idx[C_PFID] = 1; l->idx[C_PARENT] = 2;
-		l->idx[C_FID] = 3; l->idx[C_NAME] = 4; l->idx[C_CALLS] = 5;
-		l->idx[C_INCL] = 6; l->idx[C_EXCL] = 7;
-		l->nfields = 8;
-	} else {
-		/* ctx fid name group calls incl_cycles excl_cycles */
-		l->idx[C_CTX] = 0; l->idx[C_FID] = 1; l->idx[C_NAME] = 2;
-		l->idx[C_GROUP] = 3; l->idx[C_CALLS] = 4; l->idx[C_INCL] = 5;
-		l->idx[C_EXCL] = 6;
-		l->nfields = 7;
-	}
+	for (n = 0; n < 8 && rec_need[kind][n] >= 0; n++)
+		l->idx[rec_need[kind][n]] = n;
+	l->nfields = n;
 }
 
 static void layout_from_columns(struct layout *l, char **tok, int ntok)
@@ -251,25 +252,50 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static int parse_rec(struct ktr_rec *r, const struct layout *l, char **tok,
-		     int ntok, int edge, char *err, size_t errlen, int lineno)
+/* "1,470,469": 1 to KTR_MAX_DEPTH decimal ids */
+static int parse_fids(const char *v, struct ktr_path *r)
 {
-	const char *what = edge ? "edge" : "func";
-	static const int need_func[] = { C_CTX, C_FID, C_NAME, C_GROUP, C_CALLS, C_INCL, C_EXCL };
-	static const int need_edge[] = { C_CTX, C_PFID, C_PARENT, C_FID, C_NAME, C_CALLS, C_INCL, C_EXCL };
-	const int *need = edge ? need_edge : need_func;
-	size_t nneed = edge ? sizeof(need_edge) / sizeof(int) : sizeof(need_func) / sizeof(int);
+	char buf[256];
+	char *s, *comma;
 
-	memset(r, 0, sizeof(*r));
-	r->lineno = lineno;
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	r->depth = 0;
+	for (s = buf; ; s = comma + 1) {
+		comma = strchr(s, ',');
+		if (comma)
+			*comma = '\0';
+		if (r->depth == KTR_MAX_DEPTH || num(s, &r->fids[r->depth]))
+			return -1;
+		r->depth++;
+		if (!comma)
+			return 0;
+	}
+}
+
+/* One func, path or open line into *r (a struct ktr_rec for func lines). */
+static int parse_rec(void *out, enum rec_kind kind, const struct layout *l, char **tok,
+		     int ntok, char *err, size_t errlen, int lineno)
+{
+	const char *what = rec_word[kind];
+	struct ktr_rec *f = out;
+	struct ktr_path *p = out;
+
+	memset(out, 0, kind == R_FUNC ? sizeof(*f) : sizeof(*p));
+	if (kind == R_FUNC)
+		f->lineno = lineno;
+	else
+		p->lineno = lineno;
 	if (ntok - 1 < l->nfields) {
 		snprintf(err, errlen, "line %d: %s line has %d fields, columns say %d",
 			 lineno, what, ntok - 1, l->nfields);
 		return -1;
 	}
-	for (size_t i = 0; i < nneed; i++) {
-		int c = need[i], ix = l->idx[c];
+	for (int i = 0; i < 8 && rec_need[kind][i] >= 0; i++) {
+		int c = rec_need[kind][i], ix = l->idx[c];
 		const char *v;
+		uint64_t x;
 
 		if (ix < 0) {
 			snprintf(err, errlen, "line %d: %s columns lack field %s",
@@ -277,37 +303,80 @@ static int parse_rec(struct ktr_rec *r, const struct layout *l, char **tok,
 			return -1;
 		}
 		v = tok[1 + ix];
-		switch (c) {
-		case C_PARENT:
-		case C_NAME:
-		case C_GROUP: {
-			char *dst = c == C_PARENT ? r->parent : c == C_NAME ? r->name : r->group;
+		if (c == C_NAME || c == C_GROUP) {
+			char *dst = kind == R_FUNC ? (c == C_NAME ? f->name : f->group)
+						   : (c == C_NAME ? p->name : p->group);
 
 			if (copyname(dst, KTR_NAME_MAX, v)) {
 				snprintf(err, errlen, "line %d: bad %s '%s'", lineno, colnames[c], v);
 				return -1;
 			}
-			break;
+			continue;
 		}
-		default: {
-			uint64_t x;
-
-			if (num(v, &x)) {
-				snprintf(err, errlen, "line %d: %s field %s is not a decimal number: '%s'",
-					 lineno, what, colnames[c], v);
+		if (c == C_FIDS) {
+			if (parse_fids(v, p)) {
+				snprintf(err, errlen, "line %d: %s fids '%s' is not 1 to %d comma-separated ids",
+					 lineno, what, v, KTR_MAX_DEPTH);
 				return -1;
 			}
+			continue;
+		}
+		if (num(v, &x)) {
+			snprintf(err, errlen, "line %d: %s field %s is not a decimal number: '%s'",
+				 lineno, what, colnames[c], v);
+			return -1;
+		}
+		if (kind == R_FUNC) {
 			switch (c) {
-			case C_CTX: r->ctx = x; break;
-			case C_PFID: r->parent_fid = x; break;
-			case C_FID: r->fid = x; break;
-			case C_CALLS: r->calls = x; break;
-			case C_INCL: r->incl = x; break;
-			case C_EXCL: r->excl = x; break;
+			case C_CTX: f->ctx = x; break;
+			case C_FID: f->fid = x; break;
+			case C_CALLS: f->calls = x; break;
+			case C_INCL: f->incl = x; break;
+			case C_EXCL: f->excl = x; break;
+			}
+		} else {
+			switch (c) {
+			case C_TID: p->tid = x; break;
+			case C_CTX: p->ctx = x; break;
+			case C_CALLS: p->calls = x; break;
+			case C_INCL: p->incl = x; break;
+			case C_EXCL: p->excl = x; break;
 			}
 		}
-		}
 	}
+	return 0;
+}
+
+/* The path line of b with this ctx and fids[0..depth), or NULL. */
+static const struct ktr_path *find_path(const struct ktr_block *b, uint64_t ctx,
+					const uint64_t *fids, unsigned int depth)
+{
+	for (size_t k = 0; k < b->npaths; k++) {
+		const struct ktr_path *q = &b->paths[k];
+
+		if (q->ctx == ctx && q->depth == depth &&
+		    !memcmp(q->fids, fids, depth * sizeof(*fids)))
+			return q;
+	}
+	return NULL;
+}
+
+/* A path or open line's prefix must be a path line above it; names it. */
+static int link_prefix(const struct ktr_block *b, struct ktr_path *r, const char *what,
+		       char *err, size_t errlen)
+{
+	const struct ktr_path *q;
+	unsigned int plen = r->depth - 1;
+
+	if (!plen)
+		return 0;
+	q = find_path(b, r->ctx, r->fids, plen);
+	if (!q) {
+		snprintf(err, errlen, "line %d: %s line whose path prefix of depth %u is not a path line above it",
+			 r->lineno, what, plen);
+		return -1;
+	}
+	snprintf(r->parent, sizeof(r->parent), "%s", q->name);
 	return 0;
 }
 
@@ -318,7 +387,7 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 
 	memset(b, 0, sizeof(*b));
 	b->lineno = lineno;
-	b->threads = b->exited_threads = b->processes = b->dropped = -1;
+	b->threads = b->exited_threads = b->processes = b->private_processes = b->dropped = -1;
 	for (int i = 1; i < ntok; i++) {
 		char *eq = strchr(tok[i], '=');
 		uint64_t x;
@@ -339,7 +408,7 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 				goto bad;
 		} else if (!strcmp(k, "pid") || !strcmp(k, "tid") || !strcmp(k, "threads") ||
 			   !strcmp(k, "exited_threads") || !strcmp(k, "processes") ||
-			   !strcmp(k, "dropped")) {
+			   !strcmp(k, "private") || !strcmp(k, "dropped")) {
 			if (num(v, &x))
 				goto bad;
 			if (!strcmp(k, "pid")) { b->pid = (long)x; have_pid = 1; }
@@ -347,6 +416,7 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 			else if (!strcmp(k, "threads")) b->threads = (long)x;
 			else if (!strcmp(k, "exited_threads")) b->exited_threads = (long)x;
 			else if (!strcmp(k, "processes")) b->processes = (long)x;
+			else if (!strcmp(k, "private")) b->private_processes = (long)x;
 			else b->dropped = (long)x;
 		} /* unknown keys are skipped, as the format says */
 		continue;
@@ -368,14 +438,14 @@ bad:
 
 int ktr_parse(const char *text, size_t len, struct ktr_profile *p, char *err, size_t errlen)
 {
-	struct layout lf, le;
+	struct layout lay[R_KINDS];
 	char *copy, *line, *next;
 	int lineno = 0, rc = -1;
 	struct ktr_block *cur = NULL;
 
 	memset(p, 0, sizeof(*p));
-	layout_default(&lf, 0);
-	layout_default(&le, 1);
+	for (int k = 0; k < R_KINDS; k++)
+		layout_default(&lay[k], k);
 	snprintf(err, errlen, "internal error");
 	if (len == 0) {
 		snprintf(err, errlen, "empty file");
@@ -430,13 +500,13 @@ int ktr_parse(const char *text, size_t len, struct ktr_profile *p, char *err, si
 			uint64_t v;
 
 			if (ntok != 2 || strcmp(tok[0], "ktau-profile") || num(tok[1], &v)) {
-				snprintf(err, errlen, "line 1 is '%.60s', expected 'ktau-profile 1'",
+				snprintf(err, errlen, "line 1 is '%.60s', expected 'ktau-profile 2'",
 					 p->first_line);
 				goto out;
 			}
 			p->version = (int)v;
-			if (v != 1) {
-				snprintf(err, errlen, "format version %d, this reader knows 1", p->version);
+			if (v != 2) {
+				snprintf(err, errlen, "format version %d, this reader knows 2", p->version);
 				goto out;
 			}
 			continue;
@@ -463,10 +533,9 @@ int ktr_parse(const char *text, size_t len, struct ktr_profile *p, char *err, si
 				snprintf(err, errlen, "line %d: bad columns line", lineno);
 				goto out;
 			}
-			if (!strcmp(tok[1], "func"))
-				layout_from_columns(&lf, tok, ntok);
-			else if (!strcmp(tok[1], "edge"))
-				layout_from_columns(&le, tok, ntok);
+			for (int k = 0; k < R_KINDS; k++)
+				if (!strcmp(tok[1], rec_word[k]))
+					layout_from_columns(&lay[k], tok, ntok);
 		} else if (!strcmp(tok[0], "task")) {
 			if (grow((void **)&p->blocks, &p->capblocks, p->nblocks, sizeof(*p->blocks))) {
 				snprintf(err, errlen, "out of memory");
@@ -476,24 +545,41 @@ int ktr_parse(const char *text, size_t len, struct ktr_profile *p, char *err, si
 			if (parse_task(cur, tok, ntok, err, errlen, lineno))
 				goto out;
 			p->nblocks++;
-		} else if (!strcmp(tok[0], "func") || !strcmp(tok[0], "edge")) {
-			int edge = tok[0][0] == 'e';
+		} else if (!strcmp(tok[0], "func")) {
 			struct ktr_rec r;
 
 			if (!cur) {
 				snprintf(err, errlen, "line %d: %s line before any task line", lineno, tok[0]);
 				goto out;
 			}
-			if (parse_rec(&r, edge ? &le : &lf, tok, ntok, edge, err, errlen, lineno))
+			if (parse_rec(&r, R_FUNC, &lay[R_FUNC], tok, ntok, err, errlen, lineno))
 				goto out;
-			if (edge) {
-				if (grow((void **)&cur->edges, &cur->capedges, cur->nedges, sizeof(r)))
+			if (grow((void **)&cur->funcs, &cur->capfuncs, cur->nfuncs, sizeof(r)))
+				goto oom;
+			cur->funcs[cur->nfuncs++] = r;
+		} else if (!strcmp(tok[0], "path") || !strcmp(tok[0], "open")) {
+			enum rec_kind kind = tok[0][0] == 'p' ? R_PATH : R_OPEN;
+			struct ktr_path r;
+
+			if (!cur) {
+				snprintf(err, errlen, "line %d: %s line before any task line", lineno, tok[0]);
+				goto out;
+			}
+			if (parse_rec(&r, kind, &lay[kind], tok, ntok, err, errlen, lineno) ||
+			    link_prefix(cur, &r, tok[0], err, errlen))
+				goto out;
+			if (kind == R_PATH) {
+				if (find_path(cur, r.ctx, r.fids, r.depth)) {
+					snprintf(err, errlen, "line %d: a second path line of the same path", lineno);
+					goto out;
+				}
+				if (grow((void **)&cur->paths, &cur->cappaths, cur->npaths, sizeof(r)))
 					goto oom;
-				cur->edges[cur->nedges++] = r;
+				cur->paths[cur->npaths++] = r;
 			} else {
-				if (grow((void **)&cur->funcs, &cur->capfuncs, cur->nfuncs, sizeof(r)))
+				if (grow((void **)&cur->opens, &cur->capopens, cur->nopens, sizeof(r)))
 					goto oom;
-				cur->funcs[cur->nfuncs++] = r;
+				cur->opens[cur->nopens++] = r;
 			}
 		} else if (!strcmp(tok[0], "event")) {
 			if (!cur) {
@@ -548,7 +634,8 @@ void ktr_free(struct ktr_profile *p)
 {
 	for (size_t i = 0; i < p->nblocks; i++) {
 		free(p->blocks[i].funcs);
-		free(p->blocks[i].edges);
+		free(p->blocks[i].paths);
+		free(p->blocks[i].opens);
 		free(p->blocks[i].events);
 	}
 	free(p->blocks);
@@ -706,7 +793,7 @@ int ktr_load(const char *path, int once, struct ktr_profile *p, const char *chec
 		return -1;
 	}
 	if (ktr_parse(text, len, p, err, sizeof(err))) {
-		ktr_fail(check, "%s: not a valid v1 profile (%zu bytes): %s", path, len, err);
+		ktr_fail(check, "%s: not a valid v2 profile (%zu bytes): %s", path, len, err);
 		free(text);
 		return -1;
 	}
@@ -736,14 +823,58 @@ int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,
 	uint64_t c = 0, i = 0, e = 0;
 	int found = 0;
 
-	for (size_t k = 0; b && k < b->nedges; k++)
-		if (!strcmp(b->edges[k].name, name) &&
-		    (!parent || !strcmp(b->edges[k].parent, parent))) {
-			c += b->edges[k].calls;
-			i += b->edges[k].incl;
-			e += b->edges[k].excl;
+	for (size_t k = 0; b && k < b->npaths; k++) {
+		const struct ktr_path *q = &b->paths[k];
+
+		if (q->depth >= 2 && !strcmp(q->name, name) &&
+		    (!parent || !strcmp(q->parent, parent))) {
+			c += q->calls;
+			i += q->incl;
+			e += q->excl;
 			found++;
 		}
+	}
+	if (calls)
+		*calls = c;
+	if (incl)
+		*incl = i;
+	if (excl)
+		*excl = e;
+	return found;
+}
+
+const char *ktr_path_elem(const struct ktr_block *b, const struct ktr_path *p,
+			  unsigned int k)
+{
+	const struct ktr_path *q;
+
+	if (k + 1 == p->depth)
+		return p->name;
+	q = k < p->depth ? find_path(b, p->ctx, p->fids, k + 1) : NULL;
+	return q ? q->name : (k + 1 == p->depth ? p->name : "?");
+}
+
+int ktr_path_sum(const struct ktr_block *b, const char *const *names, unsigned int n,
+		 uint64_t *calls, uint64_t *incl, uint64_t *excl)
+{
+	uint64_t c = 0, i = 0, e = 0;
+	int found = 0;
+
+	for (size_t k = 0; b && k < b->npaths; k++) {
+		const struct ktr_path *q = &b->paths[k];
+		unsigned int d;
+
+		if (q->depth != n)
+			continue;
+		for (d = 0; d < n && !strcmp(ktr_path_elem(b, q, d), names[d]); d++)
+			;
+		if (d < n)
+			continue;
+		c += q->calls;
+		i += q->incl;
+		e += q->excl;
+		found++;
+	}
 	if (calls)
 		*calls = c;
 	if (incl)
@@ -755,11 +886,10 @@ int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,
 
 uint64_t ktr_toplevel(const struct ktr_block *b, const char *name)
 {
-	uint64_t f = 0, e = 0;
+	uint64_t c = 0;
 
-	ktr_func(b, name, &f, NULL, NULL);
-	ktr_edge(b, NULL, name, &e, NULL, NULL);
-	return f > e ? f - e : 0;
+	ktr_path_sum(b, &name, 1, &c, NULL, NULL);
+	return c;
 }
 
 const char *ktr_func_group(const struct ktr_block *b, const char *name)
@@ -801,7 +931,7 @@ int ktr_load_buf(const char *path, char *buf, size_t cap, struct ktr_profile *p,
 	close(fd);
 	buf[r] = '\0';
 	if (ktr_parse(buf, (size_t)r, p, err, sizeof(err))) {
-		ktr_fail(check, "%s: not a valid v1 profile (%zd bytes): %s", path, r, err);
+		ktr_fail(check, "%s: not a valid v2 profile (%zd bytes): %s", path, r, err);
 		return -1;
 	}
 	return 0;

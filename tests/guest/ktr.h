@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ktr — a tiny, self-contained reader of the ktau /proc text format v1
+ * ktr — a tiny, self-contained reader of the ktau /proc text format v2
  * (docs/proc-format.md), used only by the guest tests.
  *
  * It is deliberately independent of libktau: the guest tests are a second,
@@ -17,14 +17,28 @@
 
 #define KTR_NAME_MAX 64
 
-struct ktr_rec {		/* a func or an edge line */
+#define KTR_MAX_DEPTH 8
+
+struct ktr_rec {		/* a func line */
 	uint64_t ctx;
-	uint64_t parent_fid;	/* edges only */
 	uint64_t fid;
 	uint64_t calls, incl, excl;
-	char parent[KTR_NAME_MAX];	/* edges only */
 	char name[KTR_NAME_MAX];
-	char group[KTR_NAME_MAX];	/* funcs only */
+	char group[KTR_NAME_MAX];
+	int lineno;
+};
+
+/* A path line (tid 0), or an open line (tid: the live thread running it). */
+struct ktr_path {
+	uint64_t tid;
+	uint64_t ctx;
+	unsigned int depth;		/* 1..KTR_MAX_DEPTH */
+	uint64_t fids[KTR_MAX_DEPTH];	/* outermost first */
+	char name[KTR_NAME_MAX];	/* the innermost routine's */
+	char group[KTR_NAME_MAX];
+	char parent[KTR_NAME_MAX];	/* name of fids[depth - 2]; "" at depth 1 */
+	uint64_t calls;			/* 0 for open lines */
+	uint64_t incl, excl;
 	int lineno;
 };
 
@@ -39,12 +53,14 @@ struct ktr_block {
 	char kind[16];		/* thread | process | exited | children */
 	long pid, tid;
 	char comm[64];
-	long threads, exited_threads, processes, dropped;	/* -1 if absent */
+	long threads, exited_threads, processes, private_processes, dropped;	/* -1 if absent */
 	int lineno;
 	struct ktr_rec *funcs;
 	size_t nfuncs, capfuncs;
-	struct ktr_rec *edges;
-	size_t nedges, capedges;
+	struct ktr_path *paths;		/* every prefix of a path precedes it */
+	size_t npaths, cappaths;
+	struct ktr_path *opens;
+	size_t nopens, capopens;
 	struct ktr_event *events;
 	size_t nevents, capevents;
 };
@@ -128,13 +144,22 @@ void ktr_info(const char *what, const char *fmt, ...)
 
 /* ---- additions for the softirq/irq/fault/sched/control tests ---- */
 
-/* Sum of edge lines `parent => name` over all contexts (parent NULL: any
- * caller).  Returns the number of lines found. */
+/* Sum of the path lines ending in `parent => name`, at any depth and over
+ * all contexts (parent NULL: any caller, depth >= 2).  Returns the number
+ * of lines found. */
 int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,
 	     uint64_t *calls, uint64_t *incl, uint64_t *excl);
 
-/* Calls of `name` with no caller: its func calls minus the calls of every
- * edge into it (0 if the edges claim more, which ktr_consistent() reports). */
+/* Sum of the path lines whose element names are exactly names[0..n) from
+ * the outermost routine, over all contexts.  Returns the lines found. */
+int ktr_path_sum(const struct ktr_block *b, const char *const *names, unsigned int n,
+		 uint64_t *calls, uint64_t *incl, uint64_t *excl);
+
+/* Name of element k (0 = outermost) of path p of block b ("?" if unknown). */
+const char *ktr_path_elem(const struct ktr_block *b, const struct ktr_path *p,
+			  unsigned int k);
+
+/* Calls of `name` with no caller: its depth-1 path lines' calls. */
 uint64_t ktr_toplevel(const struct ktr_block *b, const char *name);
 
 /* The group of the first func line named `name` in b, or NULL. */

@@ -142,9 +142,10 @@ static void *worker(void *arg)
 		worker_error = EAGAIN;
 	thread_word = 0;
 
-	/* a word whose page goes away reads as 0 */
+	/* a word whose page goes away reads as 0 (one word at a time: the
+	 * first is unregistered before the second is) */
 	lost_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (lost_page == MAP_FAILED || set_context(lost_page)) {
+	if (lost_page == MAP_FAILED || set_context(NULL) || set_context(lost_page)) {
 		worker_error = errno;
 		goto park;
 	}

@@ -134,8 +134,6 @@ int main(int argc, char **argv)
 	}
 	child = fork();
 	if (child == 0) {
-		char c;
-
 		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
 			_exit(2);
 		if (interface())

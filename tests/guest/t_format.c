@@ -96,17 +96,20 @@ static void check_names(struct ktr_profile *p, const char *what)
 				return;
 			}
 		}
-		for (size_t k = 0; k < b->nedges; k++) {
-			struct ktr_rec *r = &b->edges[k];
-			const struct ktr_fmap_ent *e = ktr_fmap_fid(&fmap, r->fid);
-			const struct ktr_fmap_ent *pe = ktr_fmap_fid(&fmap, r->parent_fid);
+		for (size_t k = 0; k < b->npaths + b->nopens; k++) {
+			struct ktr_path *r = k < b->npaths ? &b->paths[k] : &b->opens[k - b->npaths];
 
-			if (!e || !pe || strcmp(e->name, r->name) || strcmp(pe->name, r->parent)) {
-				ktr_fail(check, "line %d: edge %" PRIu64 " %s => %" PRIu64
-					 " %s, map says %s => %s", r->lineno, r->parent_fid,
-					 r->parent, r->fid, r->name, pe ? pe->name : "(absent)",
-					 e ? e->name : "(absent)");
-				return;
+			for (unsigned int d = 0; d < r->depth; d++) {
+				const struct ktr_fmap_ent *e = ktr_fmap_fid(&fmap, r->fids[d]);
+				const char *name = ktr_path_elem(b, r, d);
+
+				if (!e || strcmp(e->name, name) ||
+				    (d + 1 == r->depth && strcmp(e->group, r->group))) {
+					ktr_fail(check, "line %d: path element %u: fid %" PRIu64
+						 " %s, map says %s", r->lineno, d, r->fids[d], name,
+						 e ? e->name : "(absent)");
+					return;
+				}
 			}
 		}
 	}
@@ -118,9 +121,9 @@ static void check_header(struct ktr_profile *p, const char *what, const char *sc
 	char check[64];
 
 	snprintf(check, sizeof(check), "%s-header", what);
-	ktr_check(p->version == 1 && p->tsc_khz > 0 && !strcmp(p->scope, scope) && p->have_end &&
+	ktr_check(p->version == 2 && p->tsc_khz > 0 && !strcmp(p->scope, scope) && p->have_end &&
 		  !strcmp(p->last_line, "end"), check,
-		  "version %d tsc_khz %" PRIu64 " scope %s last line '%s'; expected 1, >0, %s, 'end'",
+		  "version %d tsc_khz %" PRIu64 " scope %s last line '%s'; expected 2, >0, %s, 'end'",
 		  p->version, p->tsc_khz, p->scope, p->last_line, scope);
 }
 

@@ -39,45 +39,64 @@ static int consistent(struct ktr_profile *p, char *why, size_t len)
 				return -1;
 			}
 		}
-		for (size_t k = 0; k < b->nedges; k++) {
-			struct ktr_rec *r = &b->edges[k];
+		for (size_t k = 0; k < b->npaths + b->nopens; k++) {
+			struct ktr_path *r = k < b->npaths ? &b->paths[k] : &b->opens[k - b->npaths];
 
 			if (r->excl > r->incl) {
-				snprintf(why, len, "line %d: edge %s => %s (pid %ld %s) excl %" PRIu64
-					 " > incl %" PRIu64, r->lineno, r->parent, r->name, b->pid,
-					 b->kind, r->excl, r->incl);
+				snprintf(why, len, "line %d: path ending in %s => %s (pid %ld %s) excl %"
+					 PRIu64 " > incl %" PRIu64, r->lineno, r->parent, r->name,
+					 b->pid, b->kind, r->excl, r->incl);
 				return -1;
 			}
 		}
-		/* edges into (ctx, fid) sum to at most func (ctx, fid) */
+		/* a path's own time and its children's fit in its inclusive time */
+		for (size_t k = 0; k < b->npaths; k++) {
+			struct ktr_path *r = &b->paths[k];
+			uint64_t in = r->excl;
+
+			for (size_t c = 0; c < b->npaths; c++) {
+				struct ktr_path *q = &b->paths[c];
+
+				if (q->depth == r->depth + 1 && q->ctx == r->ctx &&
+				    !memcmp(q->fids, r->fids, r->depth * sizeof(r->fids[0])))
+					in += q->incl;
+			}
+			if (in > r->incl) {
+				snprintf(why, len, "line %d: path ending in %s (pid %ld %s): excl + "
+					 "children's incl = %" PRIu64 " > its incl %" PRIu64,
+					 r->lineno, r->name, b->pid, b->kind, in, r->incl);
+				return -1;
+			}
+		}
+		/* func (ctx, fid): calls and excl are the sums of the paths ending in fid */
 		for (size_t k = 0; k < b->nfuncs; k++) {
 			struct ktr_rec *f = &b->funcs[k];
-			uint64_t c = 0, in = 0;
+			uint64_t c = 0, ex = 0;
 
-			for (size_t e = 0; e < b->nedges; e++)
-				if (b->edges[e].fid == f->fid && b->edges[e].ctx == f->ctx) {
-					c += b->edges[e].calls;
-					in += b->edges[e].incl;
+			for (size_t e = 0; e < b->npaths; e++)
+				if (b->paths[e].fids[b->paths[e].depth - 1] == f->fid &&
+				    b->paths[e].ctx == f->ctx) {
+					c += b->paths[e].calls;
+					ex += b->paths[e].excl;
 				}
-			if (c > f->calls || in > f->incl) {
-				snprintf(why, len, "line %d: edges into %s (pid %ld %s) sum to calls %"
-					 PRIu64 " incl %" PRIu64 ", more than its func line's %" PRIu64
-					 " / %" PRIu64, f->lineno, f->name, b->pid, b->kind, c, in,
-					 f->calls, f->incl);
+			if (c != f->calls || ex != f->excl) {
+				snprintf(why, len, "line %d: paths ending in %s (pid %ld %s) sum to calls %"
+					 PRIu64 " excl %" PRIu64 ", its func line says %" PRIu64
+					 " / %" PRIu64, f->lineno, f->name, b->pid, b->kind, c, ex,
+					 f->calls, f->excl);
 				return -1;
 			}
 		}
-		/* and every edge has a func line */
-		for (size_t e = 0; e < b->nedges; e++) {
-			int found = 0;
+		/* and every path with calls ends in a routine with a func line */
+		for (size_t e = 0; e < b->npaths; e++) {
+			int found = !b->paths[e].calls;
 
 			for (size_t k = 0; k < b->nfuncs && !found; k++)
-				found = b->funcs[k].fid == b->edges[e].fid &&
-					b->funcs[k].ctx == b->edges[e].ctx;
+				found = b->funcs[k].fid == b->paths[e].fids[b->paths[e].depth - 1] &&
+					b->funcs[k].ctx == b->paths[e].ctx;
 			if (!found) {
-				snprintf(why, len, "line %d: edge %s => %s (pid %ld %s) has no func line "
-					 "for %s", b->edges[e].lineno, b->edges[e].parent, b->edges[e].name,
-					 b->pid, b->kind, b->edges[e].name);
+				snprintf(why, len, "line %d: path ending in %s (pid %ld %s) has no func line",
+					 b->paths[e].lineno, b->paths[e].name, b->pid, b->kind);
 				return -1;
 			}
 		}

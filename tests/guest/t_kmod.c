@@ -311,16 +311,16 @@ static void check_touch(void)
 		funcs++;
 		once += b->funcs[i].calls == 1;
 	}
-	for (size_t i = 0; i < b->nedges; i++)
-		if (!strncmp(b->edges[i].name, "ktau_touch_", 11) &&
-		    !strcmp(b->edges[i].parent, "write"))
-			edges += b->edges[i].calls;
+	for (size_t i = 0; i < b->npaths; i++)
+		if (!strncmp(b->paths[i].name, "ktau_touch_", 11) &&
+		    !strcmp(b->paths[i].parent, "write"))
+			edges += b->paths[i].calls;
 	ktr_check(funcs == TOUCH && once == TOUCH && edges == TOUCH && !b->dropped,
 		  "thousands-of-ids-complete",
 		  "a thread that timed %d distinct ids: %zu listed (%zu with 1 call), %" PRIu64
 		  " write => ktau_touch_* calls, dropped %ld; expected %d, %d, %d, 0",
 		  TOUCH, funcs, once, edges, b->dropped, TOUCH, TOUCH, TOUCH);
-	ktr_info("touch", "%zu lines in the thread's profile", b->nfuncs + b->nedges);
+	ktr_info("touch", "%zu lines in the thread's profile", b->nfuncs + b->npaths);
 	ktr_free(&p);
 }
 

@@ -141,9 +141,9 @@ static int check_profile(const char *path, uint64_t *getpid_calls)
 		for (size_t i = 0; i < blk->nfuncs; i++)
 			if (blk->funcs[i].excl > blk->funcs[i].incl)
 				note_error("%s line %d: excl > incl", path, blk->funcs[i].lineno);
-		for (size_t i = 0; i < blk->nedges; i++)
-			if (blk->edges[i].excl > blk->edges[i].incl)
-				note_error("%s line %d: edge excl > incl", path, blk->edges[i].lineno);
+		for (size_t i = 0; i < blk->npaths; i++)
+			if (blk->paths[i].excl > blk->paths[i].incl)
+				note_error("%s line %d: path excl > incl", path, blk->paths[i].lineno);
 	}
 	if (getpid_calls) {
 		struct ktr_block *b = ktr_block_kind(&p, "process", 0);
@@ -449,7 +449,7 @@ static int thread_state(long tid, uint64_t *calls, long *dropped, int *records)
 	b = ktr_block_kind(&p, "thread", 0);
 	*calls = 0;
 	*dropped = b ? b->dropped : -1;
-	*records = b ? (int)(b->nfuncs + b->nedges) : -1;
+	*records = b ? (int)b->npaths : -1;
 	if (b)
 		ktr_func(b, "getpid", calls, NULL, NULL);
 	ktr_free(&p);

@@ -65,10 +65,10 @@ static void report(const struct ktr_block *b, const char *when)
 	ktr_func(b, "NET_RX", &c, &in, NULL);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "NET_RX calls %" PRIu64 " incl %" PRIu64
 			      " (no caller %" PRIu64 "); edges:", c, in, ktr_toplevel(b, "NET_RX"));
-	for (size_t k = 0; b && k < b->nedges && n < sizeof(line) - 80; k++)
-		if (!strcmp(b->edges[k].name, "NET_RX"))
+	for (size_t k = 0; b && k < b->npaths && n < sizeof(line) - 80; k++)
+		if (!strcmp(b->paths[k].name, "NET_RX") && b->paths[k].depth > 1)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=>NET_RX %" PRIu64,
-					      b->edges[k].parent, b->edges[k].calls);
+					      b->paths[k].parent, b->paths[k].calls);
 	ktr_info(when, "%s", line);
 }
 

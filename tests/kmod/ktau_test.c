@@ -399,12 +399,14 @@ static void test_kthread(const char *what)
 		[KT_END] = "end",
 	};
 	enum kt_step step;
+	bool opening;
 
 	for (step = KT_OPEN; step <= KT_END; step++) {
 		if (sysfs_streq(what, steps[step]))
 			break;
 	}
-	if (step > KT_END || (step == KT_OPEN) != !kt.task ||
+	opening = step == KT_OPEN;
+	if (step > KT_END || opening == !!kt.task ||
 	    (kt.task && step != kt.done + 1)) {
 		snprintf(result, sizeof(result), "kthread bad step\n");
 		return;
@@ -521,7 +523,6 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 	unsigned int a, b, c;
 	char word[16];
 	s64 cycles;
-	int k;
 	unsigned long n;
 	char buf[64];
 
@@ -542,8 +543,10 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 		test_handler_off(a);
 	else if (!strncmp(buf, "errors", 6))
 		test_errors();
-	else if ((k = sscanf(buf, "touch %u %u", &a, &b)) >= 1)
-		test_touch(a, k == 2 ? b : 0);
+	else if (sscanf(buf, "touch %u %u", &a, &b) == 2)
+		test_touch(a, b);
+	else if (sscanf(buf, "touch %u", &a) == 1)
+		test_touch(a, 0);
 	else if (sscanf(buf, "nest %u %u", &a, &b) == 2)
 		test_nest(a, b);
 	else if (sscanf(buf, "skew %u %lld", &a, &cycles) == 2)

@@ -356,13 +356,24 @@ void __ktau_irq_exit(void)
 	ktau_stop(KTAU_FID_STATIC(KTAU_SP_IRQ));
 }
 
+/*
+ * A fault taken with page faults disabled only runs its exception fixup.
+ * One of those comes from ktau itself, reading an unmapped user context
+ * word while it opens an outermost frame: recording it would open that
+ * frame again, and fault again.  A user mode fault never has them
+ * disabled, and the count is the same at a fault's exit as at its entry.
+ */
 void __ktau_fault_enter(bool user_mode)
 {
+	if (unlikely(current->pagefault_disabled))
+		return;
 	ktau_start_at(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT), user_mode);
 }
 
 void __ktau_fault_exit(void)
 {
+	if (unlikely(current->pagefault_disabled))
+		return;
 	ktau_stop(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT));
 }
 

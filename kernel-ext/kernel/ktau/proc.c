@@ -6,8 +6,8 @@
  *
  * A profile file is a seq_file iterator over the lines of a view (see
  * view.c): built when the file is read from its start, per process for
- * /proc/ktau/profile as the reader goes, and handed out a page at a
- * time, so no read keeps a CPU or a lock for long however large the
+ * /proc/ktau/profile as the reader goes, and handed out at most 64 KiB
+ * per read(), so no read keeps a CPU or a lock for long however large the
  * profile is, and nothing is built twice.
  */
 #include <linux/pid_namespace.h>
@@ -16,12 +16,15 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <asm/tsc.h>
 
 #include "view.h"
 
 #define KTAU_FORMAT_VERSION	2
+/* The most one read() of a profile file returns. */
+#define KTAU_READ_CHUNK		SZ_64K
 
 enum ktau_scope {
 	KTAU_SCOPE_THREAD,
@@ -435,9 +438,19 @@ static int ktau_reader_open(struct file *file, enum ktau_scope scope,
 {
 	struct ktau_reader *r;
 
+	struct seq_file *m;
+
 	r = __seq_open_private(file, &ktau_seq_ops, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	/*
+	 * A reader of its own profile counts its own read() calls: let one
+	 * read() return a typical profile whole (seq_release() frees it).
+	 */
+	m = file->private_data;
+	m->buf = kvmalloc(KTAU_READ_CHUNK, GFP_KERNEL_ACCOUNT);
+	if (m->buf)
+		m->size = KTAU_READ_CHUNK;
 	r->scope = scope;
 	r->ns = get_pid_ns(ns);
 	r->pid = get_pid(pid);

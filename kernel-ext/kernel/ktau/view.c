@@ -20,8 +20,9 @@
 
 #define KTAU_VIEW_GFP		GFP_KERNEL_ACCOUNT
 
+/* Room for @need elements of @size in *@array, keeping the first @keep. */
 static int ktau_grow_array(void **array, unsigned int *max, unsigned int need,
-			   size_t size)
+			   unsigned int keep, size_t size)
 {
 	unsigned int n = max_t(unsigned int, need, 2 * *max);
 	void *bigger;
@@ -31,6 +32,8 @@ static int ktau_grow_array(void **array, unsigned int *max, unsigned int need,
 	bigger = kvmalloc_array(n, size, KTAU_VIEW_GFP);
 	if (!bigger)
 		return -ENOMEM;
+	if (keep)
+		memcpy(bigger, *array, keep * size);
 	kvfree(*array);
 	*array = bigger;
 	*max = n;
@@ -82,7 +85,7 @@ static void ktau_block_set_comm(struct ktau_block *blk,
 static int ktau_block_fold(struct ktau_view *v, struct ktau_block *blk,
 			   const struct ktau_entry *src, unsigned int n)
 {
-	if (ktau_grow_array((void **)&v->map, &v->max_map, n, sizeof(u16)))
+	if (ktau_grow_array((void **)&v->map, &v->max_map, n, 0, sizeof(u16)))
 		return -ENOMEM;
 	blk->dropped += ktau_fold(&blk->recs, src, n, v->map,
 				  &ktau_alloc_reader);
@@ -121,7 +124,7 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			return n;
 		}
 		rcu_read_unlock();
-		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n,
+		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n, 0,
 				    sizeof(*v->copy)))
 			return -ENOMEM;
 	}
@@ -199,7 +202,7 @@ static int ktau_block_open_frames(struct ktau_block *blk,
 	}
 	depth = i;
 	if (ktau_grow_array((void **)&blk->open, &blk->max_open,
-			    blk->nr_open + depth, sizeof(*blk->open)))
+			    blk->nr_open + depth, blk->nr_open, sizeof(*blk->open)))
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
 		struct ktau_open_frame *o = &blk->open[blk->nr_open++];
