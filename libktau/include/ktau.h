@@ -40,11 +40,13 @@ extern "C" {
 #endif
 
 #define KTAU_VERSION_MAJOR 0
-#define KTAU_VERSION_MINOR 2
-#define KTAU_VERSION_STRING "0.2"
+#define KTAU_VERSION_MINOR 3
+#define KTAU_VERSION_STRING "0.3"
 
-/* The /proc text format versions this library reads. */
-#define KTAU_PROFILE_FORMAT_VERSION 1
+/* The /proc text format versions this library reads: profiles of versions
+ * KTAU_PROFILE_FORMAT_VERSION_MIN to KTAU_PROFILE_FORMAT_VERSION. */
+#define KTAU_PROFILE_FORMAT_VERSION 2
+#define KTAU_PROFILE_FORMAT_VERSION_MIN 1
 #define KTAU_FUNCTIONS_FORMAT_VERSION 1
 #define KTAU_CONTROL_FORMAT_VERSION 1
 
@@ -103,7 +105,14 @@ struct ktau_func {
 	uint64_t excl_cycles;
 };
 
-/* `edge` record: the part of fid's profile spent while called by parent_fid. */
+/*
+ * `edge` record: the part of fid's profile spent while called by parent_fid.
+ * Version 1 files have edge lines; in a version 2 block the edges are
+ * derived from the paths: each path of depth >= 2 adds its calls and cycles
+ * to edge (ctx, fids[depth - 2], fids[depth - 1]) (sums saturate at
+ * 2^64-1), after parsing and after any arithmetic. So the edges into a
+ * routine of a v2 block count a recursive call's time at every level.
+ */
 struct ktau_edge {
 	uint64_t ctx;
 	uint32_t parent_fid;
@@ -907,6 +916,82 @@ KTAU_API struct ktau_model_thread *ktau_model_add_stacks(struct ktau_model *m,
 							 unsigned int context,
 							 unsigned int thread,
 							 const char *label);
+
+/* ---- kernel callpaths and open routines (since 0.3, KTAU_0.3) -------- */
+
+/* The deepest kernel callpath a profile holds. */
+#define KTAU_PATH_MAX_DEPTH 8
+
+/*
+ * `path` record (profile version 2): one kernel callpath. fids[0] is the
+ * outermost routine (entered from user mode, or the first a kernel thread
+ * ran), fids[depth - 1] the innermost; name and group are the innermost
+ * routine's, and calls and cycles are its completed calls and time while it
+ * ran along this path. Every prefix of a path is a path of the same block
+ * too (ktau_profile_validate() checks it), so element k's name is
+ * ktau_block_find_path(b, ctx, fids, k + 1)->name, or
+ * ktau_block_path_element_name(). A block's path excl_cycles add up to its
+ * kernel time. In a version 1 block each `edge` line is a two-element path
+ * [parent_fid, fid] (no one-element prefixes: v1 files do not have them).
+ */
+struct ktau_path {
+	uint64_t ctx;
+	uint32_t depth;		/* 1 to KTAU_PATH_MAX_DEPTH */
+	const uint32_t *fids;	/* depth ids, outermost first */
+	const char *name;
+	const char *group;
+	uint64_t calls;
+	uint64_t incl_cycles;
+	uint64_t excl_cycles;
+};
+
+/*
+ * `open` record (profile version 2): a routine that was running in live
+ * thread tid when the file was read, with its path as in struct ktau_path
+ * and the cycles since it started (excl: of those, not in routines it
+ * called). Not part of any func or path number. Open records are a
+ * snapshot, not a counter: ktau_block_add() keeps both blocks' opens,
+ * ktau_block_subtract() keeps dst's (the later snapshot's).
+ */
+struct ktau_open {
+	pid_t tid;
+	uint64_t ctx;
+	uint32_t depth;
+	const uint32_t *fids;
+	const char *name;
+	const char *group;
+	uint64_t incl_cycles;
+	uint64_t excl_cycles;
+};
+
+/* Paths in file order (v1: edge order); NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_block_path_count(const struct ktau_block *b);
+KTAU_API const struct ktau_path *ktau_block_path(const struct ktau_block *b,
+						 size_t index);
+/* The path (ctx, fids[0..depth)); NULL (errno ENOENT) when absent. */
+KTAU_API const struct ktau_path *ktau_block_find_path(const struct ktau_block *b,
+						      uint64_t ctx,
+						      const uint32_t *fids,
+						      uint32_t depth);
+/*
+ * The name of path element k (0 = outermost): the innermost routine's name
+ * of its prefix of depth k + 1; when that prefix is absent (a v1 block, a
+ * filtered copy), the parent name of the v1 edge, else the name of the
+ * func record of that fid (same ctx first). NULL (errno ERANGE: k >=
+ * depth; ENOENT: no record names that fid).
+ */
+KTAU_API const char *ktau_block_path_element_name(const struct ktau_block *b,
+						  const struct ktau_path *path,
+						  uint32_t k);
+
+/* Open routines in file order; NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_block_open_count(const struct ktau_block *b);
+KTAU_API const struct ktau_open *ktau_block_open(const struct ktau_block *b,
+						 size_t index);
+
+/* children blocks: how many of the processes ran privileged and add only
+ * their count (task field private=; 0 in a version 1 file). */
+KTAU_API uint64_t ktau_block_private(const struct ktau_block *b);
 
 #ifdef __cplusplus
 }

@@ -119,8 +119,10 @@ TEST(error_bad_event_and_edge_numbers)
 
 TEST(error_unknown_version)
 {
-	ASSERT_PARSE_FAILS("ktau-profile 2\ntsc_khz 1\nscope thread\nend\n",
-			   EPROTONOSUPPORT, 1, "format version 2 is not supported");
+	ASSERT_PARSE_FAILS("ktau-profile 3\ntsc_khz 1\nscope thread\nend\n",
+			   EPROTONOSUPPORT, 1, "format version 3 is not supported");
+	ASSERT_PARSE_FAILS("ktau-profile 0\ntsc_khz 1\nscope thread\nend\n",
+			   EPROTONOSUPPORT, 1, "format version 0 is not supported");
 }
 
 TEST(error_bad_version_word)
