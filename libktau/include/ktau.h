@@ -233,8 +233,14 @@ KTAU_API const char *ktau_block_kind_name(enum ktau_block_kind kind);
 /*
  * Consistency checks the parser does not make (it accepts what the kernel
  * writes, so a reader can still show a profile a buggy kernel produced):
- * excl <= incl for funcs and edges, min <= max for events, the edges into a
- * (ctx, fid) sum to at most its func record, and the blocks fit the scope.
+ * excl <= incl for funcs, edges, paths and open records, min <= max for
+ * events, the blocks fit the scope, open records only in thread and
+ * process blocks; in a version 1 block the edges into a (ctx, fid) sum to
+ * at most its func record and have one; in a version 2 block every path
+ * has depth 1 to KTAU_PATH_MAX_DEPTH and all its proper prefixes. (That a
+ * path's exclusive time plus its children's inclusive time is at most its
+ * inclusive time is not checked: the kernel clamps negative times from
+ * TSC skew, so it holds only approximately.)
  * Returns 0 or -EPROTO with the first problem (and its line) in err.
  */
 KTAU_API int ktau_profile_validate(const struct ktau_profile *p,
@@ -252,10 +258,14 @@ KTAU_API struct ktau_block *ktau_profile_add_block(struct ktau_profile *p,
 						   const char *comm);
 
 /*
- * dst += src, record by record: funcs keyed by (ctx, fid), edges by
- * (ctx, parent_fid, fid), events by (ctx, fid); events merge count, sum and
- * sumsq by addition and min/max by comparison. threads, exited_threads,
- * processes and dropped add up (a thread block counts as one thread).
+ * dst += src, record by record: funcs keyed by (ctx, fid), paths by
+ * (ctx, fids), events by (ctx, fid); events merge count, sum and sumsq by
+ * addition and min/max by comparison; then the edges are derived from the
+ * paths again (when both blocks are version 1 blocks, the edges are added
+ * by (ctx, parent_fid, fid) and the paths derived from them). dst gets
+ * copies of src's open records (both snapshots stay). threads,
+ * exited_threads, processes, private and dropped add up (a thread block
+ * counts as one thread).
  * -EOVERFLOW leaves dst unchanged.
  */
 KTAU_API int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src);
@@ -265,10 +275,12 @@ KTAU_API int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src
  * dst stay as they are; a record only in src, or any count, cycle or sum
  * that would become negative, fails with -ERANGE and leaves dst unchanged
  * (the kernel counters were cleared or the task is not the same one).
- * Records whose counts drop to zero are removed. Events keep dst's min and
- * max: they describe the whole run up to the later snapshot, not the
- * interval. threads, exited_threads and processes keep dst's values;
- * dropped is subtracted.
+ * Records whose counts drop to zero are removed (a path only when no longer
+ * path keeps it as its prefix). Events keep dst's min and max: they
+ * describe the whole run up to the later snapshot, not the interval. Open
+ * records are dst's: they are what ran at the later snapshot. threads,
+ * exited_threads, processes and private keep dst's values; dropped is
+ * subtracted.
  */
 KTAU_API int ktau_block_subtract(struct ktau_block *dst, const struct ktau_block *src);
 
@@ -421,8 +433,13 @@ KTAU_API int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
  * "<name>()"; groups "TAU_KERNEL_MERGE | KTAU_SYSCALL" (syscall), KTAU_BH
  * (softirq), KTAU_IRQ, KTAU_SCHEDULE (sched), KTAU_EXCEPTION, KTAU_KERNEL
  * (kernel) or KTAU_<GROUP> for a group this library does not know. Each
- * `edge` becomes callpath "parent => child", and adds its calls to the
- * parent's subrs. Events keep their names. Cycles become nanoseconds with
+ * path of depth >= 2 becomes the callpath of its elements' names, e.g.
+ * "sys_read() => page_fault() => irq()" for path 0,470,469, with the
+ * path's calls and times, and adds its calls to its caller's subrs (a
+ * version 1 block's paths are its edges: "parent => child"). So the stack
+ * exporters (folded, pprof, callgrind) draw each path under its full
+ * stack, and a thread's stacks add up to its kernel time. Events keep
+ * their names. Cycles become nanoseconds with
  * the profile's tsc_khz (EINVAL when it is 0). Records of all user contexts
  * (ctx) are summed. Metadata: the block's kind, pid, tid, comm, tsc_khz,
  * dropped. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
@@ -620,16 +637,18 @@ KTAU_API struct ktau_profile *ktau_profile_read_threads(pid_t pid,
 
 /*
  * A copy of p keeping, in each block, the func records of the listed groups
- * ("syscall", "softirq", ...), the edges into them, and the events when
- * "event" is listed. NULL with errno EINVAL or ENOMEM.
+ * ("syscall", "softirq", ...), the edges, paths and open records ending in
+ * them, and the events when "event" is listed. (A kept path may lose its
+ * prefixes: ktau_block_path_element_name() then names elements by their
+ * func records.) NULL with errno EINVAL or ENOMEM.
  */
 KTAU_API struct ktau_profile *ktau_profile_filter_groups(const struct ktau_profile *p,
 							 const char *const *groups,
 							 size_t nr_groups);
 /*
  * A copy of p keeping, in each block, the n func records with the largest
- * exclusive time (ties: by name, then ctx), the edges into them, and all
- * events. NULL with errno EINVAL (n is 0) or ENOMEM.
+ * exclusive time (ties: by name, then ctx), the edges, paths and open
+ * records ending in them, and all events. NULL with errno EINVAL (n is 0) or ENOMEM.
  */
 KTAU_API struct ktau_profile *ktau_profile_top(const struct ktau_profile *p, size_t n);
 
