@@ -40,11 +40,13 @@ extern "C" {
 #endif
 
 #define KTAU_VERSION_MAJOR 0
-#define KTAU_VERSION_MINOR 2
-#define KTAU_VERSION_STRING "0.2"
+#define KTAU_VERSION_MINOR 3
+#define KTAU_VERSION_STRING "0.3"
 
-/* The /proc text format versions this library reads. */
-#define KTAU_PROFILE_FORMAT_VERSION 1
+/* The /proc text format versions this library reads: profiles of versions
+ * KTAU_PROFILE_FORMAT_VERSION_MIN to KTAU_PROFILE_FORMAT_VERSION. */
+#define KTAU_PROFILE_FORMAT_VERSION 2
+#define KTAU_PROFILE_FORMAT_VERSION_MIN 1
 #define KTAU_FUNCTIONS_FORMAT_VERSION 1
 #define KTAU_CONTROL_FORMAT_VERSION 1
 
@@ -103,7 +105,14 @@ struct ktau_func {
 	uint64_t excl_cycles;
 };
 
-/* `edge` record: the part of fid's profile spent while called by parent_fid. */
+/*
+ * `edge` record: the part of fid's profile spent while called by parent_fid.
+ * Version 1 files have edge lines; in a version 2 block the edges are
+ * derived from the paths: each path of depth >= 2 adds its calls and cycles
+ * to edge (ctx, fids[depth - 2], fids[depth - 1]) (sums saturate at
+ * 2^64-1), after parsing and after any arithmetic. So the edges into a
+ * routine of a v2 block count a recursive call's time at every level.
+ */
 struct ktau_edge {
 	uint64_t ctx;
 	uint32_t parent_fid;
@@ -224,8 +233,14 @@ KTAU_API const char *ktau_block_kind_name(enum ktau_block_kind kind);
 /*
  * Consistency checks the parser does not make (it accepts what the kernel
  * writes, so a reader can still show a profile a buggy kernel produced):
- * excl <= incl for funcs and edges, min <= max for events, the edges into a
- * (ctx, fid) sum to at most its func record, and the blocks fit the scope.
+ * excl <= incl for funcs, edges, paths and open records, min <= max for
+ * events, the blocks fit the scope, open records only in thread and
+ * process blocks; in a version 1 block the edges into a (ctx, fid) sum to
+ * at most its func record and have one; in a version 2 block every path
+ * has depth 1 to KTAU_PATH_MAX_DEPTH and all its proper prefixes. (That a
+ * path's exclusive time plus its children's inclusive time is at most its
+ * inclusive time is not checked: the kernel clamps negative times from
+ * TSC skew, so it holds only approximately.)
  * Returns 0 or -EPROTO with the first problem (and its line) in err.
  */
 KTAU_API int ktau_profile_validate(const struct ktau_profile *p,
@@ -243,10 +258,14 @@ KTAU_API struct ktau_block *ktau_profile_add_block(struct ktau_profile *p,
 						   const char *comm);
 
 /*
- * dst += src, record by record: funcs keyed by (ctx, fid), edges by
- * (ctx, parent_fid, fid), events by (ctx, fid); events merge count, sum and
- * sumsq by addition and min/max by comparison. threads, exited_threads,
- * processes and dropped add up (a thread block counts as one thread).
+ * dst += src, record by record: funcs keyed by (ctx, fid), paths by
+ * (ctx, fids), events by (ctx, fid); events merge count, sum and sumsq by
+ * addition and min/max by comparison; then the edges are derived from the
+ * paths again (when both blocks are version 1 blocks, the edges are added
+ * by (ctx, parent_fid, fid) and the paths derived from them). dst gets
+ * copies of src's open records (both snapshots stay). threads,
+ * exited_threads, processes, private and dropped add up (a thread block
+ * counts as one thread).
  * -EOVERFLOW leaves dst unchanged.
  */
 KTAU_API int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src);
@@ -256,10 +275,12 @@ KTAU_API int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src
  * dst stay as they are; a record only in src, or any count, cycle or sum
  * that would become negative, fails with -ERANGE and leaves dst unchanged
  * (the kernel counters were cleared or the task is not the same one).
- * Records whose counts drop to zero are removed. Events keep dst's min and
- * max: they describe the whole run up to the later snapshot, not the
- * interval. threads, exited_threads and processes keep dst's values;
- * dropped is subtracted.
+ * Records whose counts drop to zero are removed (a path only when no longer
+ * path keeps it as its prefix). Events keep dst's min and max: they
+ * describe the whole run up to the later snapshot, not the interval. Open
+ * records are dst's: they are what ran at the later snapshot. threads,
+ * exited_threads, processes and private keep dst's values; dropped is
+ * subtracted.
  */
 KTAU_API int ktau_block_subtract(struct ktau_block *dst, const struct ktau_block *src);
 
@@ -412,8 +433,13 @@ KTAU_API int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
  * "<name>()"; groups "TAU_KERNEL_MERGE | KTAU_SYSCALL" (syscall), KTAU_BH
  * (softirq), KTAU_IRQ, KTAU_SCHEDULE (sched), KTAU_EXCEPTION, KTAU_KERNEL
  * (kernel) or KTAU_<GROUP> for a group this library does not know. Each
- * `edge` becomes callpath "parent => child", and adds its calls to the
- * parent's subrs. Events keep their names. Cycles become nanoseconds with
+ * path of depth >= 2 becomes the callpath of its elements' names, e.g.
+ * "sys_read() => page_fault() => irq()" for path 0,470,469, with the
+ * path's calls and times, and adds its calls to its caller's subrs (a
+ * version 1 block's paths are its edges: "parent => child"). So the stack
+ * exporters (folded, pprof, callgrind) draw each path under its full
+ * stack, and a thread's stacks add up to its kernel time. Events keep
+ * their names. Cycles become nanoseconds with
  * the profile's tsc_khz (EINVAL when it is 0). Records of all user contexts
  * (ctx) are summed. Metadata: the block's kind, pid, tid, comm, tsc_khz,
  * dropped. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
@@ -611,16 +637,18 @@ KTAU_API struct ktau_profile *ktau_profile_read_threads(pid_t pid,
 
 /*
  * A copy of p keeping, in each block, the func records of the listed groups
- * ("syscall", "softirq", ...), the edges into them, and the events when
- * "event" is listed. NULL with errno EINVAL or ENOMEM.
+ * ("syscall", "softirq", ...), the edges, paths and open records ending in
+ * them, and the events when "event" is listed. (A kept path may lose its
+ * prefixes: ktau_block_path_element_name() then names elements by their
+ * func records.) NULL with errno EINVAL or ENOMEM.
  */
 KTAU_API struct ktau_profile *ktau_profile_filter_groups(const struct ktau_profile *p,
 							 const char *const *groups,
 							 size_t nr_groups);
 /*
  * A copy of p keeping, in each block, the n func records with the largest
- * exclusive time (ties: by name, then ctx), the edges into them, and all
- * events. NULL with errno EINVAL (n is 0) or ENOMEM.
+ * exclusive time (ties: by name, then ctx), the edges, paths and open
+ * records ending in them, and all events. NULL with errno EINVAL (n is 0) or ENOMEM.
  */
 KTAU_API struct ktau_profile *ktau_profile_top(const struct ktau_profile *p, size_t n);
 
@@ -907,6 +935,82 @@ KTAU_API struct ktau_model_thread *ktau_model_add_stacks(struct ktau_model *m,
 							 unsigned int context,
 							 unsigned int thread,
 							 const char *label);
+
+/* ---- kernel callpaths and open routines (since 0.3, KTAU_0.3) -------- */
+
+/* The deepest kernel callpath a profile holds. */
+#define KTAU_PATH_MAX_DEPTH 8
+
+/*
+ * `path` record (profile version 2): one kernel callpath. fids[0] is the
+ * outermost routine (entered from user mode, or the first a kernel thread
+ * ran), fids[depth - 1] the innermost; name and group are the innermost
+ * routine's, and calls and cycles are its completed calls and time while it
+ * ran along this path. Every prefix of a path is a path of the same block
+ * too (ktau_profile_validate() checks it), so element k's name is
+ * ktau_block_find_path(b, ctx, fids, k + 1)->name, or
+ * ktau_block_path_element_name(). A block's path excl_cycles add up to its
+ * kernel time. In a version 1 block each `edge` line is a two-element path
+ * [parent_fid, fid] (no one-element prefixes: v1 files do not have them).
+ */
+struct ktau_path {
+	uint64_t ctx;
+	uint32_t depth;		/* 1 to KTAU_PATH_MAX_DEPTH */
+	const uint32_t *fids;	/* depth ids, outermost first */
+	const char *name;
+	const char *group;
+	uint64_t calls;
+	uint64_t incl_cycles;
+	uint64_t excl_cycles;
+};
+
+/*
+ * `open` record (profile version 2): a routine that was running in live
+ * thread tid when the file was read, with its path as in struct ktau_path
+ * and the cycles since it started (excl: of those, not in routines it
+ * called). Not part of any func or path number. Open records are a
+ * snapshot, not a counter: ktau_block_add() keeps both blocks' opens,
+ * ktau_block_subtract() keeps dst's (the later snapshot's).
+ */
+struct ktau_open {
+	pid_t tid;
+	uint64_t ctx;
+	uint32_t depth;
+	const uint32_t *fids;
+	const char *name;
+	const char *group;
+	uint64_t incl_cycles;
+	uint64_t excl_cycles;
+};
+
+/* Paths in file order (v1: edge order); NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_block_path_count(const struct ktau_block *b);
+KTAU_API const struct ktau_path *ktau_block_path(const struct ktau_block *b,
+						 size_t index);
+/* The path (ctx, fids[0..depth)); NULL (errno ENOENT) when absent. */
+KTAU_API const struct ktau_path *ktau_block_find_path(const struct ktau_block *b,
+						      uint64_t ctx,
+						      const uint32_t *fids,
+						      uint32_t depth);
+/*
+ * The name of path element k (0 = outermost): the innermost routine's name
+ * of its prefix of depth k + 1; when that prefix is absent (a v1 block, a
+ * filtered copy), the parent name of the v1 edge, else the name of the
+ * func record of that fid (same ctx first). NULL (errno ERANGE: k >=
+ * depth; ENOENT: no record names that fid).
+ */
+KTAU_API const char *ktau_block_path_element_name(const struct ktau_block *b,
+						  const struct ktau_path *path,
+						  uint32_t k);
+
+/* Open routines in file order; NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_block_open_count(const struct ktau_block *b);
+KTAU_API const struct ktau_open *ktau_block_open(const struct ktau_block *b,
+						 size_t index);
+
+/* children blocks: how many of the processes ran privileged and add only
+ * their count (task field private=; 0 in a version 1 file). */
+KTAU_API uint64_t ktau_block_private(const struct ktau_block *b);
 
 #ifdef __cplusplus
 }

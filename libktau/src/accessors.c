@@ -231,6 +231,78 @@ const struct ktau_event *ktau_block_find_event_by_name(const struct ktau_block *
 	return NULL;
 }
 
+uint64_t ktau_block_private(const struct ktau_block *b)
+{
+	return b->private_processes;
+}
+
+size_t ktau_block_path_count(const struct ktau_block *b)
+{
+	return b->nr_paths;
+}
+
+const struct ktau_path *ktau_block_path(const struct ktau_block *b, size_t index)
+{
+	if (index >= b->nr_paths) {
+		errno = ERANGE;
+		return NULL;
+	}
+	return &b->paths[index].rec;
+}
+
+ssize_t ktau__find_path_index(const struct ktau_block *b, uint64_t ctx,
+			      const uint32_t *fids, uint32_t depth)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_paths; i++) {
+		const struct ktau_path *p = &b->paths[i].rec;
+
+		if (p->ctx == ctx && p->depth == depth &&
+		    !memcmp(p->fids, fids, depth * sizeof(*fids)))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+const struct ktau_path *ktau_block_find_path(const struct ktau_block *b, uint64_t ctx,
+					     const uint32_t *fids, uint32_t depth)
+{
+	ssize_t i = depth && fids ? ktau__find_path_index(b, ctx, fids, depth) : -1;
+
+	if (i < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return &b->paths[i].rec;
+}
+
+const char *ktau_block_path_element_name(const struct ktau_block *b,
+					 const struct ktau_path *path, uint32_t k)
+{
+	const char *group;
+
+	if (k >= path->depth) {
+		errno = ERANGE;
+		return NULL;
+	}
+	return ktau__path_element(b, path, k, &group);
+}
+
+size_t ktau_block_open_count(const struct ktau_block *b)
+{
+	return b->nr_opens;
+}
+
+const struct ktau_open *ktau_block_open(const struct ktau_block *b, size_t index)
+{
+	if (index >= b->nr_opens) {
+		errno = ERANGE;
+		return NULL;
+	}
+	return &b->opens[index].rec;
+}
+
 const char *ktau_scope_name(enum ktau_scope scope)
 {
 	switch (scope) {

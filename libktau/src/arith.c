@@ -5,6 +5,7 @@
  * succeeded, so a failed add or subtract leaves the destination as it was.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ static void free_arrays(struct ktau_block *b)
 	free(b->funcs);
 	free(b->edges);
 	free(b->events);
+	free(b->paths);
+	free(b->opens);
 }
 
 /* tmp = dst with its own copies of the record arrays. */
@@ -38,7 +41,11 @@ static int begin_update(struct ktau_block *tmp, const struct ktau_block *dst)
 				 &tmp->cap_edges);
 	tmp->events = clone_array(dst->events, dst->nr_events, sizeof(*dst->events),
 				  &tmp->cap_events);
-	if (!tmp->funcs || !tmp->edges || !tmp->events) {
+	tmp->paths = clone_array(dst->paths, dst->nr_paths, sizeof(*dst->paths),
+				 &tmp->cap_paths);
+	tmp->opens = clone_array(dst->opens, dst->nr_opens, sizeof(*dst->opens),
+				 &tmp->cap_opens);
+	if (!tmp->funcs || !tmp->edges || !tmp->events || !tmp->paths || !tmp->opens) {
 		free_arrays(tmp);
 		return -ENOMEM;
 	}
@@ -67,6 +74,28 @@ static int sub(uint64_t *acc, uint64_t v)
 	return 0;
 }
 
+typedef int (*counter_op)(uint64_t *acc, uint64_t v);
+
+/* The calls and cycles of record s applied to those of d. */
+#define APPLY3(op, d, s)						\
+	apply3(op, &(d)->calls, &(d)->incl_cycles, &(d)->excl_cycles,	\
+	       (s)->calls, (s)->incl_cycles, (s)->excl_cycles)
+
+static int apply3(counter_op op, uint64_t *calls, uint64_t *incl, uint64_t *excl,
+		  uint64_t s_calls, uint64_t s_incl, uint64_t s_excl)
+{
+	int ret;
+
+	if ((ret = op(calls, s_calls)) || (ret = op(incl, s_incl)))
+		return ret;
+	return op(excl, s_excl);
+}
+
+static bool counted(uint64_t calls, uint64_t incl, uint64_t excl)
+{
+	return calls || incl || excl;
+}
+
 static int add_funcs(struct ktau_block *tmp, const struct ktau_block *src)
 {
 	size_t i;
@@ -84,9 +113,8 @@ static int add_funcs(struct ktau_block *tmp, const struct ktau_block *src)
 			continue;
 		}
 		d = &tmp->funcs[k].rec;
-		if ((ret = add(&d->calls, s->calls)) ||
-		    (ret = add(&d->incl_cycles, s->incl_cycles)) ||
-		    (ret = add(&d->excl_cycles, s->excl_cycles)))
+		ret = APPLY3(add, d, s);
+		if (ret)
 			return ret;
 	}
 	return 0;
@@ -109,12 +137,68 @@ static int add_edges(struct ktau_block *tmp, const struct ktau_block *src)
 			continue;
 		}
 		d = &tmp->edges[k].rec;
-		if ((ret = add(&d->calls, s->calls)) ||
-		    (ret = add(&d->incl_cycles, s->incl_cycles)) ||
-		    (ret = add(&d->excl_cycles, s->excl_cycles)))
+		ret = APPLY3(add, d, s);
+		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+static int add_paths(struct ktau_block *tmp, const struct ktau_block *src)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < src->nr_paths; i++) {
+		const struct ktau_path *s = &src->paths[i].rec;
+		ssize_t k = ktau__find_path_index(tmp, s->ctx, s->fids, s->depth);
+
+		ret = k < 0 ? ktau__block_copy_path(tmp, s, 0) :
+			      APPLY3(add, &tmp->paths[k].rec, s);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int add_opens(struct ktau_block *tmp, const struct ktau_block *src)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < src->nr_opens; i++) {
+		ret = ktau__block_copy_open(tmp, &src->opens[i].rec, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Whether the result of combining dst and src owns its edges (both are v1
+ * blocks) or its paths. A block with neither paths nor edges (a new one)
+ * takes the other's way.
+ */
+static bool result_edges_own(const struct ktau_block *dst, const struct ktau_block *src)
+{
+	bool dst_empty = !dst->nr_paths && !dst->nr_edges;
+	bool src_empty = !src->nr_paths && !src->nr_edges;
+
+	if (dst_empty)
+		return src->edges_own;
+	return dst->edges_own && (src_empty || src->edges_own);
+}
+
+/* dst op= src on the records tmp owns, then the others derived again. */
+static int combine_callpaths(struct ktau_block *tmp, const struct ktau_block *src,
+			     int (*edges)(struct ktau_block *, const struct ktau_block *),
+			     int (*paths)(struct ktau_block *, const struct ktau_block *))
+{
+	int ret;
+
+	tmp->edges_own = result_edges_own(tmp, src);
+	ret = tmp->edges_own ? edges(tmp, src) : paths(tmp, src);
+	return ret ? ret : ktau__block_derive(tmp);
 }
 
 static int add_events(struct ktau_block *tmp, const struct ktau_block *src)
@@ -167,8 +251,10 @@ int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src)
 	/* a thread block is one thread even when the file does not say so */
 	threads = src->kind == KTAU_BLOCK_THREAD && !src->threads ? 1 : src->threads;
 	if ((ret = add_funcs(&tmp, src)) ||
-	    (ret = add_edges(&tmp, src)) ||
+	    (ret = combine_callpaths(&tmp, src, add_edges, add_paths)) ||
 	    (ret = add_events(&tmp, src)) ||
+	    (ret = add_opens(&tmp, src)) ||
+	    (ret = add(&tmp.private_processes, src->private_processes)) ||
 	    (ret = add(&tmp.threads, threads)) ||
 	    (ret = add(&tmp.exited_threads, src->exited_threads)) ||
 	    (ret = add(&tmp.processes, src->processes)) ||
@@ -191,20 +277,19 @@ static int sub_funcs(struct ktau_block *tmp, const struct ktau_block *src)
 		struct ktau_func *d;
 
 		if (k < 0) {
-			if (s->calls || s->incl_cycles || s->excl_cycles)
+			if (counted(s->calls, s->incl_cycles, s->excl_cycles))
 				return -ERANGE;
 			continue;
 		}
 		d = &tmp->funcs[k].rec;
-		if ((ret = sub(&d->calls, s->calls)) ||
-		    (ret = sub(&d->incl_cycles, s->incl_cycles)) ||
-		    (ret = sub(&d->excl_cycles, s->excl_cycles)))
+		ret = APPLY3(sub, d, s);
+		if (ret)
 			return ret;
 	}
 	for (i = 0; i < tmp->nr_funcs; i++) {
 		const struct ktau_func *d = &tmp->funcs[i].rec;
 
-		if (d->calls || d->incl_cycles || d->excl_cycles)
+		if (counted(d->calls, d->incl_cycles, d->excl_cycles))
 			tmp->funcs[kept++] = tmp->funcs[i];
 	}
 	tmp->nr_funcs = kept;
@@ -222,23 +307,74 @@ static int sub_edges(struct ktau_block *tmp, const struct ktau_block *src)
 		struct ktau_edge *d;
 
 		if (k < 0) {
-			if (s->calls || s->incl_cycles || s->excl_cycles)
+			if (counted(s->calls, s->incl_cycles, s->excl_cycles))
 				return -ERANGE;
 			continue;
 		}
 		d = &tmp->edges[k].rec;
-		if ((ret = sub(&d->calls, s->calls)) ||
-		    (ret = sub(&d->incl_cycles, s->incl_cycles)) ||
-		    (ret = sub(&d->excl_cycles, s->excl_cycles)))
+		ret = APPLY3(sub, d, s);
+		if (ret)
 			return ret;
 	}
 	for (i = 0; i < tmp->nr_edges; i++) {
 		const struct ktau_edge *d = &tmp->edges[i].rec;
 
-		if (d->calls || d->incl_cycles || d->excl_cycles)
+		if (counted(d->calls, d->incl_cycles, d->excl_cycles))
 			tmp->edges[kept++] = tmp->edges[i];
 	}
 	tmp->nr_edges = kept;
+	return 0;
+}
+
+/*
+ * Paths whose counts drop to zero stay while a longer path still has them
+ * as its prefix (in a v2 block every prefix of a path is a path).
+ */
+static bool path_needed(const struct ktau_block *b, size_t i)
+{
+	const struct ktau_path *p = &b->paths[i].rec;
+	size_t j;
+
+	if (counted(p->calls, p->incl_cycles, p->excl_cycles))
+		return true;
+	for (j = 0; j < b->nr_paths; j++) {
+		const struct ktau_path *q = &b->paths[j].rec;
+
+		if (q->depth > p->depth && q->ctx == p->ctx &&
+		    counted(q->calls, q->incl_cycles, q->excl_cycles) &&
+		    !memcmp(q->fids, p->fids, p->depth * sizeof(*p->fids)))
+			return true;
+	}
+	return false;
+}
+
+static int sub_paths(struct ktau_block *tmp, const struct ktau_block *src)
+{
+	size_t i, kept = 0;
+	bool *keep;
+	int ret;
+
+	for (i = 0; i < src->nr_paths; i++) {
+		const struct ktau_path *s = &src->paths[i].rec;
+		ssize_t k = ktau__find_path_index(tmp, s->ctx, s->fids, s->depth);
+
+		if (k >= 0)
+			ret = APPLY3(sub, &tmp->paths[k].rec, s);
+		else
+			ret = counted(s->calls, s->incl_cycles, s->excl_cycles) ? -ERANGE : 0;
+		if (ret)
+			return ret;
+	}
+	keep = calloc(tmp->nr_paths ? tmp->nr_paths : 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < tmp->nr_paths; i++)
+		keep[i] = path_needed(tmp, i);
+	for (i = 0; i < tmp->nr_paths; i++)
+		if (keep[i])
+			tmp->paths[kept++] = tmp->paths[i];
+	tmp->nr_paths = kept;
+	free(keep);
 	return 0;
 }
 
@@ -282,7 +418,7 @@ int ktau_block_subtract(struct ktau_block *dst, const struct ktau_block *src)
 	if (ret)
 		return ret;
 	if ((ret = sub_funcs(&tmp, src)) ||
-	    (ret = sub_edges(&tmp, src)) ||
+	    (ret = combine_callpaths(&tmp, src, sub_edges, sub_paths)) ||
 	    (ret = sub_events(&tmp, src)) ||
 	    (ret = sub(&tmp.dropped, src->dropped))) {
 		free_arrays(&tmp);
@@ -325,6 +461,8 @@ struct ktau_profile *ktau_profile_sum(const struct ktau_profile *a,
 	out = ktau_profile_dup(a);
 	if (!out)
 		return NULL;
+	if (b->version > out->version)
+		out->version = b->version;
 	for (i = 0; i < b->nr_blocks && !ret; i++) {
 		struct ktau_block *d = find_block(out, b->blocks[i]);
 

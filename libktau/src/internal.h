@@ -7,6 +7,7 @@
 #define KTAU_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,9 @@ struct ktau_strpool {
 
 KTAU_HIDDEN const char *ktau__strpool_add(struct ktau_strpool *pool,
 					  const char *s, size_t len);
+/* size bytes aligned for any scalar, living as long as the pool; NULL
+ * when out of memory. */
+KTAU_HIDDEN void *ktau__strpool_alloc(struct ktau_strpool *pool, size_t size);
 KTAU_HIDDEN void ktau__strpool_free(struct ktau_strpool *pool);
 
 /* ---- growable arrays ---- */
@@ -53,6 +57,16 @@ struct ktau_event_slot {
 	unsigned int line;
 };
 
+struct ktau_path_slot {
+	struct ktau_path rec;
+	unsigned int line;
+};
+
+struct ktau_open_slot {
+	struct ktau_open rec;
+	unsigned int line;
+};
+
 struct ktau_block {
 	struct ktau_profile *owner;
 	enum ktau_block_kind kind;
@@ -63,7 +77,15 @@ struct ktau_block {
 	uint64_t exited_threads;
 	uint64_t processes;
 	uint64_t dropped;
+	uint64_t private_processes;
 	unsigned int line;
+	/*
+	 * Which of edges and paths are the block's own records: true for a
+	 * version 1 block (edge lines; paths derived from them), false for a
+	 * version 2 one (path lines; edges derived from them). Arithmetic works
+	 * on the own records and derives the others again.
+	 */
+	bool edges_own;
 
 	struct ktau_func_slot *funcs;
 	size_t nr_funcs, cap_funcs;
@@ -71,6 +93,10 @@ struct ktau_block {
 	size_t nr_edges, cap_edges;
 	struct ktau_event_slot *events;
 	size_t nr_events, cap_events;
+	struct ktau_path_slot *paths;
+	size_t nr_paths, cap_paths;
+	struct ktau_open_slot *opens;
+	size_t nr_opens, cap_opens;
 };
 
 struct ktau_profile {
@@ -96,6 +122,16 @@ KTAU_HIDDEN int ktau__block_append_edge(struct ktau_block *b,
 KTAU_HIDDEN int ktau__block_append_event(struct ktau_block *b,
 					 const struct ktau_event *rec,
 					 unsigned int line);
+KTAU_HIDDEN int ktau__block_append_path(struct ktau_block *b,
+					const struct ktau_path *rec,
+					unsigned int line);
+KTAU_HIDDEN int ktau__block_append_open(struct ktau_block *b,
+					const struct ktau_open *rec,
+					unsigned int line);
+/* A copy of fids[0..depth) in b's profile; NULL when out of memory. */
+KTAU_HIDDEN const uint32_t *ktau__block_intern_fids(struct ktau_block *b,
+						    const uint32_t *fids,
+						    uint32_t depth);
 KTAU_HIDDEN struct ktau_block *ktau__profile_append_block(struct ktau_profile *p,
 							  enum ktau_block_kind kind,
 							  pid_t pid, pid_t tid,
@@ -111,6 +147,10 @@ KTAU_HIDDEN int ktau__block_copy_edge(struct ktau_block *dst,
 				      const struct ktau_edge *src, unsigned int line);
 KTAU_HIDDEN int ktau__block_copy_event(struct ktau_block *dst,
 				       const struct ktau_event *src, unsigned int line);
+KTAU_HIDDEN int ktau__block_copy_path(struct ktau_block *dst,
+				      const struct ktau_path *src, unsigned int line);
+KTAU_HIDDEN int ktau__block_copy_open(struct ktau_block *dst,
+				      const struct ktau_open *src, unsigned int line);
 KTAU_HIDDEN int ktau__block_copy_records(struct ktau_block *dst,
 					 const struct ktau_block *src);
 
@@ -120,6 +160,19 @@ KTAU_HIDDEN ssize_t ktau__find_edge_index(const struct ktau_block *b, uint64_t c
 					  uint32_t parent_fid, uint32_t fid);
 KTAU_HIDDEN ssize_t ktau__find_event_index(const struct ktau_block *b,
 					   uint64_t ctx, uint32_t fid);
+KTAU_HIDDEN ssize_t ktau__find_path_index(const struct ktau_block *b, uint64_t ctx,
+					  const uint32_t *fids, uint32_t depth);
+
+/* ---- derived records (derive.c) ---- */
+
+/* The name and group of path element k (k < depth), as
+ * ktau_block_path_element_name() finds them; the group may be NULL. */
+KTAU_HIDDEN const char *ktau__path_element(const struct ktau_block *b,
+					   const struct ktau_path *path, uint32_t k,
+					   const char **group);
+/* Rebuilds the records a block does not own (its edges from its paths, or
+ * a v1 block's paths from its edges); 0 or -ENOMEM. */
+KTAU_HIDDEN int ktau__block_derive(struct ktau_block *b);
 
 /* ---- errors ---- */
 

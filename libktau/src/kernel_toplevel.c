@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Which part of each kernel routine was entered straight from user mode:
- * a func record minus the edges into it. That part is what a user
- * routine's context "called"; the rest ran nested in other kernel routines.
+ * a v2 block's one-element paths, or a v1 func record minus the edges into
+ * it. That part is what a user routine's context "called"; the rest ran
+ * nested in other kernel routines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,7 +26,29 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-int ktau__kernel_toplevel(const struct ktau_block *b, ktau_toplevel_fn fn, void *arg)
+static int from_paths(const struct ktau_block *b, ktau_toplevel_fn fn, void *arg)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < b->nr_paths && !ret; i++) {
+		const struct ktau_path *p = &b->paths[i].rec;
+		struct ktau_toplevel tl = {
+			.ctx = p->ctx,
+			.name = p->name,
+			.group = p->group,
+			.calls = p->calls,
+			.incl = p->incl_cycles,
+			.excl = p->excl_cycles,
+		};
+
+		if (p->depth == 1)
+			ret = fn(arg, &tl);
+	}
+	return ret;
+}
+
+static int from_edges(const struct ktau_block *b, ktau_toplevel_fn fn, void *arg)
 {
 	size_t i, n = ktau_block_func_count(b);
 	struct ktau_u64map by_key = { 0 };
@@ -57,7 +80,9 @@ int ktau__kernel_toplevel(const struct ktau_block *b, ktau_toplevel_fn fn, void 
 	for (i = 0; i < n && !ret; i++) {
 		const struct ktau_func *f = ktau_block_func(b, i);
 		struct ktau_toplevel tl = {
-			.func = f,
+			.ctx = f->ctx,
+			.name = f->name,
+			.group = f->group,
 			.calls = minus(f->calls, in[i].calls),
 			.incl = minus(f->incl_cycles, in[i].incl),
 			.excl = minus(f->excl_cycles, in[i].excl),
@@ -68,4 +93,9 @@ int ktau__kernel_toplevel(const struct ktau_block *b, ktau_toplevel_fn fn, void 
 	ktau__u64map_free(&by_key);
 	free(in);
 	return ret;
+}
+
+int ktau__kernel_toplevel(const struct ktau_block *b, ktau_toplevel_fn fn, void *arg)
+{
+	return b->edges_own ? from_edges(b, fn, arg) : from_paths(b, fn, arg);
 }

@@ -58,20 +58,6 @@ static void tau_group(const char *group, char *buf, size_t size)
 	buf[len < size ? len : size - 1] = '\0';
 }
 
-/* The group of fid in this block (any user context), or NULL. */
-static const char *fid_group(const struct ktau_block *b, uint32_t fid)
-{
-	size_t i;
-
-	for (i = 0; i < ktau_block_func_count(b); i++) {
-		const struct ktau_func *f = ktau_block_func(b, i);
-
-		if (f->fid == fid)
-			return f->group;
-	}
-	return NULL;
-}
-
 static void routine_name(const char *name, const char *group, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s()", group && !strcmp(group, "syscall") ? "sys_" : "",
@@ -95,47 +81,75 @@ static int add_func(struct ktau_model_thread *t, const struct ktau_func *f,
 	return ktau_model_add_routine(t, name, group, f->calls, 0, incl, excl);
 }
 
-/* path[0..depth) followed by the extra names, in a malloc()ed array. */
-static const char **path_plus(const char *const *path, size_t depth,
-			      const char *a, const char *b)
+/* a[0..na) followed by b[0..nb), in a malloc()ed array. */
+static const char **path_concat(const char *const *a, size_t na,
+				const char *const *b, size_t nb)
 {
-	const char **p = malloc((depth + 2) * sizeof(*p));
+	const char **p = malloc((na + nb) * sizeof(*p));
 
 	if (!p)
 		return NULL;
-	if (depth)
-		memcpy(p, path, depth * sizeof(*p));
-	p[depth] = a;
-	p[depth + 1] = b;
+	if (na)
+		memcpy(p, a, na * sizeof(*p));
+	memcpy(p + na, b, nb * sizeof(*p));
 	return p;
 }
 
-/* Adds edge e as callpath "[<prefix> =>] parent => child". */
-static int add_edge(struct ktau_model_thread *t, const struct ktau_block *b,
-		    const struct ktau_edge *e, uint64_t khz,
+/* The kernel names of path p's elements into names[]; in a v2 block each
+ * element's flat routine also gets its group (a prefix may have no func). */
+static int element_names(struct ktau_model_thread *t, const struct ktau_block *b,
+			 const struct ktau_path *p,
+			 char (*names)[NAME_MAX_LEN], const char **elems)
+{
+	char group[128];
+	uint32_t k;
+	int ret;
+
+	for (k = 0; k < p->depth; k++) {
+		const char *g, *name = ktau__path_element(b, p, k, &g);
+
+		if (name)
+			routine_name(name, g, names[k], NAME_MAX_LEN);
+		else
+			snprintf(names[k], NAME_MAX_LEN, "%u", p->fids[k]);
+		elems[k] = names[k];
+		if (b->edges_own || !g)
+			continue;
+		tau_group(g, group, sizeof(group));
+		ret = ktau_model_add_routine(t, names[k], group, 0, 0, 0, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Adds path p (depth >= 2) as callpath "[<prefix> =>] a => b => c", its
+ * calls as subroutine calls of its caller. */
+static int add_path(struct ktau_model_thread *t, const struct ktau_block *b,
+		    const struct ktau_path *p, uint64_t khz,
 		    const char *const *prefix, size_t depth)
 {
-	char parent[NAME_MAX_LEN], child[NAME_MAX_LEN];
+	char names[KTAU_PATH_MAX_DEPTH][NAME_MAX_LEN];
+	const char *elems[KTAU_PATH_MAX_DEPTH];
 	const char **path;
 	uint64_t incl, excl;
 	int ret;
 
-	ret = ktau__cycles_to_ns(e->incl_cycles, khz, &incl);
+	ret = ktau__cycles_to_ns(p->incl_cycles, khz, &incl);
 	if (!ret)
-		ret = ktau__cycles_to_ns(e->excl_cycles, khz, &excl);
+		ret = ktau__cycles_to_ns(p->excl_cycles, khz, &excl);
+	if (!ret)
+		ret = element_names(t, b, p, names, elems);
 	if (ret)
 		return ret;
-	routine_name(e->parent, fid_group(b, e->parent_fid), parent, sizeof(parent));
-	routine_name(e->name, fid_group(b, e->fid), child, sizeof(child));
-	path = path_plus(prefix, depth, parent, child);
+	path = path_concat(prefix, depth, elems, p->depth);
 	if (!path)
 		return -ENOMEM;
-	ret = ktau_model_add_callpath(t, path, depth + 2, e->calls, 0, incl, excl);
+	ret = ktau_model_add_callpath(t, path, depth + p->depth, p->calls, 0, incl, excl);
 	free(path);
 	if (ret)
 		return ret;
-	/* the parent's subroutine calls */
-	return ktau_model_add_routine(t, parent, NULL, 0, e->calls, 0, 0);
+	return ktau_model_add_routine(t, names[p->depth - 2], NULL, 0, p->calls, 0, 0);
 }
 
 static int add_metadata(struct ktau_model_thread *t, const struct ktau_block *b,
@@ -214,11 +228,11 @@ static int add_toplevel(void *arg, const struct ktau_toplevel *tl)
 		ret = ktau__cycles_to_ns(tl->excl, c->khz, &excl);
 	if (ret)
 		return ret;
-	routine_name(tl->func->name, tl->func->group, name, sizeof(name));
-	prefix = c->ctx_path(c->arg, tl->func->ctx, &depth);
+	routine_name(tl->name, tl->group, name, sizeof(name));
+	prefix = c->ctx_path(c->arg, tl->ctx, &depth);
 	if (!prefix)
 		return -ENOMEM;
-	path = path_plus(prefix, depth, name, NULL);
+	path = path_concat(prefix, depth, &(const char *){ name }, 1);
 	if (!path)
 		return -ENOMEM;
 	ret = ktau_model_add_callpath(c->t, path, depth + 1, tl->calls, 0, incl, excl);
@@ -234,17 +248,20 @@ int ktau__model_add_kernel(struct ktau_model_thread *t, const struct ktau_block 
 	size_t i, depth = 0;
 	int ret = 0;
 
-	/* funcs first, so that edges find their routines' groups in place */
+	/* funcs first, so that paths find their routines' groups in place */
 	for (i = 0; i < ktau_block_func_count(b) && !ret; i++)
 		ret = add_func(t, ktau_block_func(b, i), khz);
 	if (!ret && ctx_path)
 		ret = ktau__kernel_toplevel(b, add_toplevel, &tc);
-	for (i = 0; i < ktau_block_edge_count(b) && !ret; i++) {
-		const struct ktau_edge *e = ktau_block_edge(b, i);
+	/* a v1 block's paths are its edges: "parent => child" */
+	for (i = 0; i < ktau_block_path_count(b) && !ret; i++) {
+		const struct ktau_path *p = ktau_block_path(b, i);
 
-		if (ctx_path && !(prefix = ctx_path(arg, e->ctx, &depth)))
+		if (p->depth < 2)
+			continue;
+		if (ctx_path && !(prefix = ctx_path(arg, p->ctx, &depth)))
 			return -ENOMEM;
-		ret = add_edge(t, b, e, khz, prefix, depth);
+		ret = add_path(t, b, p, khz, prefix, depth);
 	}
 	for (i = 0; i < ktau_block_event_count(b) && !ret; i++) {
 		const struct ktau_event *e = ktau_block_event(b, i);

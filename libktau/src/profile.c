@@ -28,6 +28,8 @@ static void block_free(struct ktau_block *b)
 	free(b->funcs);
 	free(b->edges);
 	free(b->events);
+	free(b->paths);
+	free(b->opens);
 	free(b);
 }
 
@@ -99,49 +101,65 @@ static const char *intern(struct ktau_block *b, const char *s)
 	return ktau__block_intern(b, s, strlen(s));
 }
 
+/* Room for one more slot of size bytes at the end of *items; NULL when
+ * out of memory. */
+static void *new_slot(void **items, size_t *cap, size_t *count, size_t size)
+{
+	if (ktau__grow(items, cap, *count, size))
+		return NULL;
+	return (char *)*items + (*count)++ * size;
+}
+
+#define APPEND(b, array, rec, line)					\
+	({								\
+		__typeof__((b)->array) slot_ =				\
+			new_slot((void **)&(b)->array, &(b)->cap_##array, \
+				 &(b)->nr_##array, sizeof(*slot_));	\
+		if (slot_) {						\
+			slot_->rec = *(rec);				\
+			slot_->line = (line);				\
+		}							\
+		slot_ ? 0 : -ENOMEM;					\
+	})
+
 int ktau__block_append_func(struct ktau_block *b, const struct ktau_func *rec,
 			    unsigned int line)
 {
-	struct ktau_func_slot *slot;
-
-	if (ktau__grow((void **)&b->funcs, &b->cap_funcs, b->nr_funcs,
-		       sizeof(*b->funcs)))
-		return -ENOMEM;
-	slot = &b->funcs[b->nr_funcs];
-	slot->rec = *rec;
-	slot->line = line;
-	b->nr_funcs++;
-	return 0;
+	return APPEND(b, funcs, rec, line);
 }
 
 int ktau__block_append_edge(struct ktau_block *b, const struct ktau_edge *rec,
 			    unsigned int line)
 {
-	struct ktau_edge_slot *slot;
-
-	if (ktau__grow((void **)&b->edges, &b->cap_edges, b->nr_edges,
-		       sizeof(*b->edges)))
-		return -ENOMEM;
-	slot = &b->edges[b->nr_edges];
-	slot->rec = *rec;
-	slot->line = line;
-	b->nr_edges++;
-	return 0;
+	return APPEND(b, edges, rec, line);
 }
 
 int ktau__block_append_event(struct ktau_block *b, const struct ktau_event *rec,
 			     unsigned int line)
 {
-	struct ktau_event_slot *slot;
+	return APPEND(b, events, rec, line);
+}
 
-	if (ktau__grow((void **)&b->events, &b->cap_events, b->nr_events,
-		       sizeof(*b->events)))
-		return -ENOMEM;
-	slot = &b->events[b->nr_events];
-	slot->rec = *rec;
-	slot->line = line;
-	b->nr_events++;
-	return 0;
+int ktau__block_append_path(struct ktau_block *b, const struct ktau_path *rec,
+			    unsigned int line)
+{
+	return APPEND(b, paths, rec, line);
+}
+
+int ktau__block_append_open(struct ktau_block *b, const struct ktau_open *rec,
+			    unsigned int line)
+{
+	return APPEND(b, opens, rec, line);
+}
+
+const uint32_t *ktau__block_intern_fids(struct ktau_block *b, const uint32_t *fids,
+					uint32_t depth)
+{
+	uint32_t *copy = ktau__strpool_alloc(&b->owner->strings, depth * sizeof(*fids));
+
+	if (copy)
+		memcpy(copy, fids, depth * sizeof(*fids));
+	return copy;
 }
 
 int ktau__block_copy_func(struct ktau_block *dst, const struct ktau_func *src,
@@ -179,6 +197,36 @@ int ktau__block_copy_event(struct ktau_block *dst, const struct ktau_event *src,
 	return ktau__block_append_event(dst, &rec, line);
 }
 
+/* A callpath record's fids and names copied into dst's profile. */
+static int intern_callpath(struct ktau_block *dst, const uint32_t **fids, uint32_t depth,
+			   const char **name, const char **group)
+{
+	*fids = ktau__block_intern_fids(dst, *fids, depth);
+	*name = intern(dst, *name);
+	*group = intern(dst, *group);
+	return *fids && *name && *group ? 0 : -ENOMEM;
+}
+
+int ktau__block_copy_path(struct ktau_block *dst, const struct ktau_path *src,
+			  unsigned int line)
+{
+	struct ktau_path rec = *src;
+
+	if (intern_callpath(dst, &rec.fids, rec.depth, &rec.name, &rec.group))
+		return -ENOMEM;
+	return ktau__block_append_path(dst, &rec, line);
+}
+
+int ktau__block_copy_open(struct ktau_block *dst, const struct ktau_open *src,
+			  unsigned int line)
+{
+	struct ktau_open rec = *src;
+
+	if (intern_callpath(dst, &rec.fids, rec.depth, &rec.name, &rec.group))
+		return -ENOMEM;
+	return ktau__block_append_open(dst, &rec, line);
+}
+
 int ktau__block_copy_records(struct ktau_block *dst, const struct ktau_block *src)
 {
 	size_t i;
@@ -200,6 +248,16 @@ int ktau__block_copy_records(struct ktau_block *dst, const struct ktau_block *sr
 		if (ret)
 			return ret;
 	}
+	for (i = 0; i < src->nr_paths; i++) {
+		ret = ktau__block_copy_path(dst, &src->paths[i].rec, src->paths[i].line);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < src->nr_opens; i++) {
+		ret = ktau__block_copy_open(dst, &src->opens[i].rec, src->opens[i].line);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -216,7 +274,9 @@ struct ktau_block *ktau__profile_clone_block(struct ktau_profile *dst,
 	b->exited_threads = src->exited_threads;
 	b->processes = src->processes;
 	b->dropped = src->dropped;
+	b->private_processes = src->private_processes;
 	b->line = src->line;
+	b->edges_own = src->edges_own;
 	if (ktau__block_copy_records(b, src)) {
 		errno = ENOMEM;
 		return NULL;

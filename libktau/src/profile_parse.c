@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Parser of the ktau-profile text format, version 1 (docs/proc-format.md).
- * Strict about what v1 defines, lenient about what it allows to be added:
- * unknown keywords, unknown task keys, extra record fields and blocks of an
- * unknown kind are skipped.
+ * Parser of the ktau-profile text format, versions 1 and 2
+ * (docs/proc-format.md). Strict about what a version defines, lenient about
+ * what it allows to be added: unknown keywords (a v1 file's `path` lines, a
+ * v2 file's `edge` lines), unknown task keys, extra record fields and blocks
+ * of an unknown kind are skipped. After the last line each block derives
+ * the records it does not own: a v1 block its paths from its edges, a v2
+ * block its edges from its paths.
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +36,17 @@ static const char *const event_fields[] = {
 enum { EVENT_CTX, EVENT_FID, EVENT_NAME, EVENT_COUNT, EVENT_MIN, EVENT_MAX,
        EVENT_SUM, EVENT_SUMSQ };
 
+static const char *const path_fields[] = {
+	"ctx", "fids", "name", "group", "calls", "incl_cycles", "excl_cycles",
+};
+enum { PATH_CTX, PATH_FIDS, PATH_NAME, PATH_GROUP, PATH_CALLS, PATH_INCL, PATH_EXCL };
+
+/* an open line's fields are a path's, without calls, after a tid */
+static const char *const open_fields[] = {
+	"tid", "ctx", "fids", "name", "group", "incl_cycles", "excl_cycles",
+};
+enum { OPEN_TID, OPEN_CTX, OPEN_FIDS, OPEN_NAME, OPEN_GROUP, OPEN_INCL, OPEN_EXCL };
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct parser {
@@ -40,7 +54,7 @@ struct parser {
 	struct ktau_parse_error *err;
 	unsigned int line;
 	const struct ktau_words *w;
-	struct ktau_columns func_cols, edge_cols, event_cols;
+	struct ktau_columns func_cols, edge_cols, event_cols, path_cols, open_cols;
 	bool seen_tsc_khz, seen_scope;
 	bool in_header;		/* no task line yet */
 	bool skipping_block;	/* inside a block of an unknown kind */
@@ -157,6 +171,105 @@ static int parse_edge(struct parser *ps)
 	return 0;
 }
 
+/* A comma-separated list of 1 to KTAU_PATH_MAX_DEPTH function ids. */
+static int fids_field(struct parser *ps, const char *keyword,
+		      const struct ktau_columns *c, size_t field,
+		      uint32_t *fids, uint32_t *depth)
+{
+	size_t i = c->pos[field];
+	const char *s = ps->w->word[i], *end = s + ps->w->len[i], *comma;
+	uint32_t n = 0;
+	uint64_t v;
+
+	do {
+		comma = memchr(s, ',', (size_t)(end - s));
+		if (!comma)
+			comma = end;
+		if (n == KTAU_PATH_MAX_DEPTH)
+			return fail(ps, EPROTO, "%s: more than %d function ids in " WORD_FMT,
+				    keyword, KTAU_PATH_MAX_DEPTH, WORD_ARG(ps->w, i));
+		if (comma == s)
+			return fail(ps, EPROTO, "%s: empty function id in " WORD_FMT,
+				    keyword, WORD_ARG(ps->w, i));
+		if (ktau__parse_u64(s, (size_t)(comma - s), &v) || v > UINT32_MAX)
+			return fail(ps, EPROTO, "%s: bad function id in " WORD_FMT,
+				    keyword, WORD_ARG(ps->w, i));
+		fids[n++] = (uint32_t)v;
+		s = comma + 1;
+	} while (comma != end);
+	*depth = n;
+	return 0;
+}
+
+/* The ctx, fids, name and group fields (at positions first to first + 3)
+ * of a path or open line into p. */
+static int callpath_fields(struct parser *ps, const char *keyword,
+			   const struct ktau_columns *c, size_t first,
+			   struct ktau_path *p)
+{
+	uint32_t fids[KTAU_PATH_MAX_DEPTH];
+	int ret;
+
+	if ((ret = number_field(ps, keyword, c, first, &p->ctx)) ||
+	    (ret = fids_field(ps, keyword, c, first + 1, fids, &p->depth)))
+		return ret;
+	p->fids = ktau__block_intern_fids(ps->block, fids, p->depth);
+	p->name = name_field(ps, c, first + 2);
+	p->group = name_field(ps, c, first + 3);
+	if (!p->fids || !p->name || !p->group)
+		return fail(ps, ENOMEM, "out of memory");
+	return 0;
+}
+
+static int parse_path(struct parser *ps)
+{
+	const struct ktau_columns *c = &ps->path_cols;
+	struct ktau_path p = { 0 };
+	int ret;
+
+	ret = check_record_shape(ps, "path", c);
+	if (ret || ps->skipping_block)
+		return ret;
+	if ((ret = callpath_fields(ps, "path", c, PATH_CTX, &p)) ||
+	    (ret = number_field(ps, "path", c, PATH_CALLS, &p.calls)) ||
+	    (ret = number_field(ps, "path", c, PATH_INCL, &p.incl_cycles)) ||
+	    (ret = number_field(ps, "path", c, PATH_EXCL, &p.excl_cycles)))
+		return ret;
+	if (ktau__block_append_path(ps->block, &p, ps->line))
+		return fail(ps, ENOMEM, "out of memory");
+	return 0;
+}
+
+static int parse_open(struct parser *ps)
+{
+	const struct ktau_columns *c = &ps->open_cols;
+	struct ktau_path p = { 0 };
+	struct ktau_open o = { 0 };
+	uint64_t tid;
+	int ret;
+
+	ret = check_record_shape(ps, "open", c);
+	if (ret || ps->skipping_block)
+		return ret;
+	if ((ret = number_field(ps, "open", c, OPEN_TID, &tid)))
+		return ret;
+	if (tid > INT_MAX)
+		return fail(ps, EPROTO, "open: tid %llu out of range", (unsigned long long)tid);
+	if ((ret = callpath_fields(ps, "open", c, OPEN_CTX, &p)) ||
+	    (ret = number_field(ps, "open", c, OPEN_INCL, &o.incl_cycles)) ||
+	    (ret = number_field(ps, "open", c, OPEN_EXCL, &o.excl_cycles)))
+		return ret;
+	o.tid = (pid_t)tid;
+	o.ctx = p.ctx;
+	o.depth = p.depth;
+	o.fids = p.fids;
+	o.name = p.name;
+	o.group = p.group;
+	if (ktau__block_append_open(ps->block, &o, ps->line))
+		return fail(ps, ENOMEM, "out of memory");
+	return 0;
+}
+
 static int parse_event(struct parser *ps)
 {
 	const struct ktau_columns *c = &ps->event_cols;
@@ -255,6 +368,10 @@ static int parse_columns(struct parser *ps)
 		c = &ps->edge_cols;
 	else if (ktau__word_is(w->word[1], w->len[1], "event"))
 		c = &ps->event_cols;
+	else if (ktau__word_is(w->word[1], w->len[1], "path"))
+		c = &ps->path_cols;
+	else if (ktau__word_is(w->word[1], w->len[1], "open"))
+		c = &ps->open_cols;
 	else
 		return 0;	/* columns of a record kind we do not read */
 	return ktau__columns_from_line(c, w, 2, 1, ps->line, ps->err);
@@ -265,7 +382,7 @@ struct task_fields {
 	size_t kind_len;
 	const char *comm;
 	size_t comm_len;
-	uint64_t pid, tid, threads, exited_threads, processes, dropped;
+	uint64_t pid, tid, threads, exited_threads, processes, dropped, private_processes;
 	unsigned int seen;
 };
 
@@ -283,6 +400,7 @@ static int parse_task_field(struct parser *ps, size_t i, struct task_fields *t)
 		{ "exited_threads", offsetof(struct task_fields, exited_threads) },
 		{ "processes", offsetof(struct task_fields, processes) },
 		{ "dropped", offsetof(struct task_fields, dropped) },
+		{ "private", offsetof(struct task_fields, private_processes) },
 	};
 	const char *word = ps->w->word[i], *eq, *val;
 	size_t len = ps->w->len[i], key_len, val_len, k;
@@ -401,7 +519,9 @@ static int parse_task(struct parser *ps)
 	b->exited_threads = t.exited_threads;
 	b->processes = t.processes;
 	b->dropped = t.dropped;
+	b->private_processes = t.private_processes;
 	b->line = ps->line;
+	b->edges_own = ps->p->version == 1;
 	ps->block = b;
 	return 0;
 }
@@ -429,28 +549,33 @@ static int parse_first_line(struct parser *ps)
 			    "'ktau-profile <version>')");
 	if (w->count < 2 || ktau__parse_u64(w->word[1], w->len[1], &version))
 		return fail(ps, EPROTO, "ktau-profile: missing or bad format version");
-	if (version != KTAU_PROFILE_FORMAT_VERSION)
+	if (version < KTAU_PROFILE_FORMAT_VERSION_MIN || version > KTAU_PROFILE_FORMAT_VERSION)
 		return fail(ps, EPROTONOSUPPORT,
-			    "format version %llu is not supported (this library reads %d)",
-			    (unsigned long long)version, KTAU_PROFILE_FORMAT_VERSION);
+			    "format version %llu is not supported (this library reads %d to %d)",
+			    (unsigned long long)version, KTAU_PROFILE_FORMAT_VERSION_MIN,
+			    KTAU_PROFILE_FORMAT_VERSION);
 	ps->p->version = (unsigned int)version;
 	return 0;
 }
 
 static int parse_line(struct parser *ps)
 {
+	enum { V1 = 1 << 1, V2 = 1 << 2, ALL = V1 | V2 };
 	static const struct {
 		const char *keyword;
 		int (*parse)(struct parser *ps);
+		unsigned int versions;
 	} keywords[] = {
-		{ "func", parse_func },
-		{ "edge", parse_edge },
-		{ "event", parse_event },
-		{ "task", parse_task },
-		{ "tsc_khz", parse_tsc_khz },
-		{ "scope", parse_scope },
-		{ "columns", parse_columns },
-		{ "end", parse_end },
+		{ "func", parse_func, ALL },
+		{ "edge", parse_edge, V1 },
+		{ "path", parse_path, V2 },
+		{ "event", parse_event, ALL },
+		{ "open", parse_open, V2 },
+		{ "task", parse_task, ALL },
+		{ "tsc_khz", parse_tsc_khz, ALL },
+		{ "scope", parse_scope, ALL },
+		{ "columns", parse_columns, ALL },
+		{ "end", parse_end, ALL },
 	};
 	const struct ktau_words *w = ps->w;
 	size_t i;
@@ -462,7 +587,8 @@ static int parse_line(struct parser *ps)
 	if (ps->ended)
 		return fail(ps, EPROTO, "data after 'end'");
 	for (i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (ktau__word_is(w->word[0], w->len[0], keywords[i].keyword))
+		if ((keywords[i].versions & 1u << ps->p->version) &&
+		    ktau__word_is(w->word[0], w->len[0], keywords[i].keyword))
 			return keywords[i].parse(ps);
 	return 0;	/* a record kind from a later version */
 }
@@ -477,6 +603,8 @@ static void parser_init(struct parser *ps, struct ktau_profile *p,
 	ktau__columns_default(&ps->func_cols, func_fields, ARRAY_SIZE(func_fields), 1);
 	ktau__columns_default(&ps->edge_cols, edge_fields, ARRAY_SIZE(edge_fields), 1);
 	ktau__columns_default(&ps->event_cols, event_fields, ARRAY_SIZE(event_fields), 1);
+	ktau__columns_default(&ps->path_cols, path_fields, ARRAY_SIZE(path_fields), 1);
+	ktau__columns_default(&ps->open_cols, open_fields, ARRAY_SIZE(open_fields), 1);
 }
 
 static int parse_all(struct parser *ps, const char *buf, size_t len)
@@ -517,9 +645,16 @@ static int profile_parse_text(void *obj, const char *buf, size_t len,
 			      struct ktau_parse_error *err)
 {
 	struct parser ps;
+	struct ktau_profile *p = obj;
+	size_t i;
+	int ret;
 
-	parser_init(&ps, obj, err);
-	return parse_all(&ps, buf, len);
+	parser_init(&ps, p, err);
+	ret = parse_all(&ps, buf, len);
+	for (i = 0; i < p->nr_blocks && !ret; i++)
+		if (ktau__block_derive(p->blocks[i]))
+			ret = ktau__fail(err, ENOMEM, 0, "out of memory");
+	return ret;
 }
 
 static void profile_destroy(void *obj)

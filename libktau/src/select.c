@@ -14,14 +14,19 @@
 /* Which funcs of b to keep: keep[i] for b->funcs[i]. */
 typedef int (*choose_fn)(const struct ktau_block *b, bool *keep, const void *arg);
 
-static bool edge_kept(const struct ktau_block *b, const bool *keep,
-		      const struct ktau_edge *e)
+static bool leaf_kept(const struct ktau_block *b, const bool *keep, uint64_t ctx,
+		      uint32_t fid)
 {
-	ssize_t i = ktau__find_func_index(b, e->ctx, e->fid);
+	ssize_t i = ktau__find_func_index(b, ctx, fid);
 
-	/* an edge whose callee has no func record (the parser accepts that)
-	 * has nothing to be chosen with: it goes */
+	/* a record whose routine has no func record (the parser accepts
+	 * that) has nothing to be chosen with: it goes */
 	return i >= 0 && keep[i];
+}
+
+static uint32_t path_leaf(const struct ktau_path *p)
+{
+	return p->fids[p->depth - 1];
 }
 
 static int thin_block(struct ktau_block *b, choose_fn choose, const void *arg,
@@ -38,11 +43,21 @@ static int thin_block(struct ktau_block *b, choose_fn choose, const void *arg,
 		free(keep);
 		return ret;
 	}
-	/* edges first: they look their funcs up by the original positions */
+	/* edges, paths and opens first: they look their funcs up by the
+	 * original positions */
 	for (i = n = 0; i < b->nr_edges; i++)
-		if (edge_kept(b, keep, &b->edges[i].rec))
+		if (leaf_kept(b, keep, b->edges[i].rec.ctx, b->edges[i].rec.fid))
 			b->edges[n++] = b->edges[i];
 	b->nr_edges = n;
+	for (i = n = 0; i < b->nr_paths; i++)
+		if (leaf_kept(b, keep, b->paths[i].rec.ctx, path_leaf(&b->paths[i].rec)))
+			b->paths[n++] = b->paths[i];
+	b->nr_paths = n;
+	for (i = n = 0; i < b->nr_opens; i++)
+		if (leaf_kept(b, keep, b->opens[i].rec.ctx,
+			      b->opens[i].rec.fids[b->opens[i].rec.depth - 1]))
+			b->opens[n++] = b->opens[i];
+	b->nr_opens = n;
 	for (i = n = 0; i < b->nr_funcs; i++)
 		if (keep[i])
 			b->funcs[n++] = b->funcs[i];

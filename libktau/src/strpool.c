@@ -5,6 +5,7 @@
  * handful of free() calls, not one per name.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,25 +17,28 @@ struct ktau_strchunk {
 	struct ktau_strchunk *next;
 	size_t used;
 	size_t size;
-	char data[];
+	_Alignas(max_align_t) char data[];
 };
 
-const char *ktau__strpool_add(struct ktau_strpool *pool, const char *s, size_t len)
+/* size bytes at an offset that is a multiple of align in a chunk, whose
+ * data start is aligned for any scalar */
+static char *pool_take(struct ktau_strpool *pool, size_t size, size_t align)
 {
 	struct ktau_strchunk *c = pool->chunks;
-	char *out;
+	size_t start = c ? (c->used + align - 1) / align * align : 0;
 
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > CHUNK_SIZE ? len + 1 : CHUNK_SIZE;
+	if (!c || start > c->size || c->size - start < size) {
+		size_t chunk = size > CHUNK_SIZE ? size : CHUNK_SIZE;
 
-		c = malloc(sizeof(*c) + size);
+		c = malloc(sizeof(*c) + chunk);
 		if (!c)
 			return NULL;
 		c->used = 0;
-		c->size = size;
+		c->size = chunk;
+		start = 0;
 		/* a big one-off string goes behind the current chunk so the
 		 * current chunk's free space is not abandoned */
-		if (pool->chunks && size > CHUNK_SIZE) {
+		if (pool->chunks && chunk > CHUNK_SIZE) {
 			c->next = pool->chunks->next;
 			pool->chunks->next = c;
 		} else {
@@ -42,11 +46,24 @@ const char *ktau__strpool_add(struct ktau_strpool *pool, const char *s, size_t l
 			pool->chunks = c;
 		}
 	}
-	out = c->data + c->used;
+	c->used = start + size;
+	return c->data + start;
+}
+
+const char *ktau__strpool_add(struct ktau_strpool *pool, const char *s, size_t len)
+{
+	char *out = pool_take(pool, len + 1, 1);
+
+	if (!out)
+		return NULL;
 	memcpy(out, s, len);
 	out[len] = '\0';
-	c->used += len + 1;
 	return out;
+}
+
+void *ktau__strpool_alloc(struct ktau_strpool *pool, size_t size)
+{
+	return pool_take(pool, size ? size : 1, _Alignof(max_align_t));
 }
 
 void ktau__strpool_free(struct ktau_strpool *pool)

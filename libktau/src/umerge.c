@@ -43,7 +43,7 @@ static size_t bucket(struct merge *m, uint64_t ctx)
 static int sum_toplevel(void *arg, const struct ktau_toplevel *tl)
 {
 	struct merge *m = arg;
-	struct ctx_kernel *k = &m->kernel[bucket(m, tl->func->ctx)];
+	struct ctx_kernel *k = &m->kernel[bucket(m, tl->ctx)];
 
 	k->cycles += tl->incl;
 	k->calls += tl->calls;

@@ -161,16 +161,18 @@ KTAU_HIDDEN int ktau__merge_thread(struct ktau_model_thread *t,
 
 /* ---- kernel records in the model (model_kernel.c) ---- */
 
-/* The part of a func record entered straight from user mode: the func
- * minus the edges into it (same context). */
+/* The part of a kernel routine entered straight from user mode: a v2
+ * block's one-element path, or in a v1 block the func minus the edges
+ * into it (same context). */
 struct ktau_toplevel {
-	const struct ktau_func *func;
+	uint64_t ctx;
+	const char *name, *group;
 	uint64_t calls, incl, excl;
 };
 
 typedef int (*ktau_toplevel_fn)(void *arg, const struct ktau_toplevel *tl);
-/* Calls fn for each func of b; stops at fn's first non-zero return and
- * returns it; -ENOMEM. */
+/* Calls fn for each one-element path of b (v1: each func); stops at fn's
+ * first non-zero return and returns it; -ENOMEM. */
 KTAU_HIDDEN int ktau__kernel_toplevel(const struct ktau_block *b,
 				      ktau_toplevel_fn fn, void *arg);
 
@@ -180,10 +182,12 @@ typedef const char *const *(*ktau_ctx_path_fn)(void *arg, uint64_t ctx,
 /*
  * Adds a kernel block's records to t (kernel names and groups as
  * ktau_model_add_block() gives them). Without ctx_path, as
- * ktau_model_add_block(): flat routines, edges as "parent => child".
- * With it: flat routines, then each routine's top-level part as
- * "<user path> => routine", each edge as "<user path> => parent => child",
- * and each event also as context event "event : <user path>".
+ * ktau_model_add_block(): flat routines, and each path of depth >= 2 as
+ * callpath "a => b => c" (v1: each edge as "parent => child"). With it:
+ * flat routines, then each routine's top-level part as
+ * "<user path> => routine", each path as "<user path> => a => b => c"
+ * (v1: each edge as "<user path> => parent => child"), and each event also
+ * as context event "event : <user path>".
  */
 KTAU_HIDDEN int ktau__model_add_kernel(struct ktau_model_thread *t,
 				       const struct ktau_block *b, uint64_t khz,

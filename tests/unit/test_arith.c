@@ -309,7 +309,7 @@ TEST(new_and_add_block_reject_bad_arguments)
 	ASSERT_EQ(EINVAL, errno);
 	p = ktau_profile_new(KTAU_SCOPE_SYSTEM, 1);
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(1, ktau_profile_version(p));
+	ASSERT_EQ(2, ktau_profile_version(p));
 	errno = 0;
 	ASSERT_NULL(ktau_profile_add_block(p, (enum ktau_block_kind)7, 1, 1, "x"));
 	ASSERT_EQ(EINVAL, errno);

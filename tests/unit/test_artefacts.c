@@ -108,7 +108,7 @@ TEST(soname_link_and_pkgconfig)
 	ASSERT_CONTAINS(pc, "Name: ktau");
 	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau");
 	ASSERT_CONTAINS(pc, "Cflags: -I${includedir}");
-	ASSERT_CONTAINS(pc, "Version: 0.2");
+	ASSERT_CONTAINS(pc, "Version: 0.3");
 	ASSERT_CONTAINS(pc, "Libs.private: -lelf -lz -lm -pthread");
 	ASSERT_NOT_CONTAINS(pc, "@");
 	free(pc);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tau_reader.h"
 #include "testutil.h"
 
 /* system.ktau's blocks but the children, plus a hand-built thread with
@@ -637,4 +638,133 @@ TEST(ktau_export_usage_and_runtime_errors)
 	free(bad);
 	remove_tree(dir);
 	free(dir);
+}
+
+/* ---- kernel callpaths of profile version 2 ---- */
+
+/* read => page_fault => irq, and a page fault straight from user mode;
+ * 1 cycle = 1 ns. The path lines' excl add up to 1000. */
+static const char three_deep[] =
+	"ktau-profile 2\ntsc_khz 1000000\nscope thread\n"
+	"task kind=thread pid=7 tid=7 comm=t dropped=0\n"
+	"func 0 0 read syscall 2 1000 400\n"
+	"func 0 470 page_fault exception 2 600 400\n"
+	"func 0 469 irq irq 1 200 200\n"
+	"path 0 0 read syscall 2 1000 400\n"
+	"path 0 0,470 page_fault exception 1 500 300\n"
+	"path 0 0,470,469 irq irq 1 200 200\n"
+	"path 0 470 page_fault exception 1 100 100\n"
+	"end\n";
+
+static struct ktau_model *three_deep_model(void)
+{
+	struct ktau_profile *p = parse_str(three_deep, NULL);
+	struct ktau_model *m = ktau_model_new();
+
+	if (!p || !m || !ktau_model_add_block(m, p, 0, 0, 0, 0)) {
+		ktau_model_free(m);
+		m = NULL;
+	}
+	ktau_profile_free(p);
+	return m;
+}
+
+TEST(export_v2_paths_as_full_stacks)
+{
+	struct ktau_model *m = three_deep_model();
+	const struct ktau_model_thread *t;
+	const struct ktau_model_callpath *c;
+	char *text;
+	size_t lines;
+
+	ASSERT_NOT_NULL(m);
+	t = ktau_model_thread(m, 0);
+	ASSERT_EQ(2, ktau_model_callpath_count(t));
+	c = ktau_model_callpath(t, 1);
+	ASSERT_STREQ("sys_read() => page_fault() => irq()", c->name);
+	ASSERT_EQ_U64(200, c->excl_ns);
+	ASSERT_EQ_U64(1, ktau_model_find_routine(t, "page_fault()")->subrs);
+	ASSERT_EQ_U64(1000, model_excl_total(m));
+
+	text = model_text(m, KTAU_FORMAT_FOLDED, NULL);
+	ASSERT_NOT_NULL(text);
+	ASSERT_CONTAINS(text, "thread pid 7 tid 7 t;sys_read();page_fault();irq() 200\n");
+	ASSERT_CONTAINS(text, "thread pid 7 tid 7 t;sys_read();page_fault() 300\n");
+	ASSERT_CONTAINS(text, "thread pid 7 tid 7 t;sys_read() 400\n");
+	ASSERT_CONTAINS(text, "thread pid 7 tid 7 t;page_fault() 100\n");
+	ASSERT_NOT_CONTAINS(text, "t;page_fault();irq()");
+	ASSERT_EQ_U64(1000, folded_total(text, &lines));
+	ASSERT_EQ(4, lines);
+	free(text);
+	text = model_text(m, KTAU_FORMAT_CALLGRIND, NULL);
+	ASSERT_NOT_NULL(text);
+	ASSERT_EQ_U64(1000, callgrind_self_total(text));
+	free(text);
+	ktau_model_free(m);
+}
+
+/* What a TAU reader makes of the stacks: each callpath's exclusive time
+ * under its path, and each flat routine's rest at the root. */
+static double tau_stacks_excl(const struct tau_profile *tp)
+{
+	double total = 0;
+	size_t i, j;
+
+	for (i = 0; i < tp->nr_entries; i++) {
+		const struct tau_entry *f = &tp->entries[i];
+		double rest = f->excl;
+
+		if (strstr(f->name, " => ")) {
+			total += f->excl;
+			continue;
+		}
+		for (j = 0; j < tp->nr_entries; j++) {
+			const char *n = tp->entries[j].name;
+			size_t len = strlen(n), flen = strlen(f->name);
+
+			if (len > flen + 4 && !strcmp(n + len - flen, f->name) &&
+			    !memcmp(n + len - flen - 4, " => ", 4))
+				rest -= tp->entries[j].excl;
+		}
+		total += rest > 0 ? rest : 0;
+	}
+	return total;
+}
+
+TEST(export_v2_stacks_add_up_in_tau_and_pprof)
+{
+	struct ktau_model *m = three_deep_model();
+	char *dir = make_tmpdir(), *path = NULL, *text;
+	struct tau_profile tp;
+	struct run_result r;
+	char err[256];
+	size_t samples;
+
+	ASSERT_NOT_NULL(m);
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(0, ktau_model_write_tau(m, dir));
+	text = read_rel(dir, "profile.0.0.0");
+	ASSERT_NOT_NULL(text);
+	ASSERT_EQ(0, tau_parse(text, &tp, err, sizeof(err)));
+	free(text);
+	ASSERT_NOT_NULL(tau_find(&tp, "sys_read() => page_fault() => irq()"));
+	ASSERT_NULL(tau_find(&tp, "page_fault() => irq()"));
+	ASSERT_NEAR(0.2, tau_find(&tp, "sys_read() => page_fault() => irq()")->excl, 1e-9);
+	ASSERT_NEAR(1.0, tau_stacks_excl(&tp), 1e-9);
+	tau_free(&tp);
+
+	ASSERT_TRUE(asprintf(&path, "%s/profile.pb", dir) > 0);
+	ASSERT_EQ(0, ktau_model_write_pprof(m, path));
+	if (have_program("protoc")) {
+		ASSERT_EQ(0, protoc_decode(path, &r));
+		ASSERT_EQ(0, r.status);
+		ASSERT_EQ_U64(1000, protoc_value_total(r.out, 1, &samples));
+		run_result_free(&r);
+	} else {
+		printf("SKIP: export_v2_stacks_add_up_in_tau_and_pprof: protoc is not installed\n");
+	}
+	remove_tree(dir);
+	free(dir);
+	free(path);
+	ktau_model_free(m);
 }

@@ -119,8 +119,10 @@ TEST(error_bad_event_and_edge_numbers)
 
 TEST(error_unknown_version)
 {
-	ASSERT_PARSE_FAILS("ktau-profile 2\ntsc_khz 1\nscope thread\nend\n",
-			   EPROTONOSUPPORT, 1, "format version 2 is not supported");
+	ASSERT_PARSE_FAILS("ktau-profile 3\ntsc_khz 1\nscope thread\nend\n",
+			   EPROTONOSUPPORT, 1, "format version 3 is not supported");
+	ASSERT_PARSE_FAILS("ktau-profile 0\ntsc_khz 1\nscope thread\nend\n",
+			   EPROTONOSUPPORT, 1, "format version 0 is not supported");
 }
 
 TEST(error_bad_version_word)
@@ -337,4 +339,54 @@ TEST(long_token_is_shortened_in_message)
 		 "1111111111222222222233333333334444444444x5555555555");
 	ASSERT_NULL(parse_str(text, &err));
 	ASSERT_CONTAINS(err.message, "'1111111111222222222233333333334444444444...'");
+}
+
+/* ---- version 2: path and open lines ---- */
+
+#define HEADER2 "ktau-profile 2\ntsc_khz 1000\nscope process\n"
+
+TEST(error_v2_bad_fids)
+{
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 0,,470 page_fault exception 1 2 2\nend\n",
+			   EPROTO, 5, "path: empty function id in '0,,470'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 0, read syscall 1 2 2\nend\n",
+			   EPROTO, 5, "path: empty function id");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 ,0 read syscall 1 2 2\nend\n",
+			   EPROTO, 5, "path: empty function id");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 1,2,3,4,5,6,7,8,9 x kernel 1 2 2\nend\n",
+			   EPROTO, 5, "path: more than 8 function ids in '1,2,3,4,5,6,7,8,9'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 0,x read syscall 1 2 2\nend\n",
+			   EPROTO, 5, "path: bad function id in '0,x'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 4294967296 read syscall 1 2 2\nend\n",
+			   EPROTO, 5, "path: bad function id");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "open 1 0 0,-1 read syscall 2 2\nend\n",
+			   EPROTO, 5, "open: bad function id in '0,-1'");
+}
+
+TEST(error_v2_bad_numbers_and_shapes)
+{
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path x 0 read syscall 1 2 2\nend\n",
+			   EPROTO, 5, "path: field 'ctx'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 0 read syscall 1 2\nend\n",
+			   EPROTO, 5, "path: 6 fields, expected 7");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "path 0 0 read syscall 1 2 -2\nend\n",
+			   EPROTO, 5, "path: field 'excl_cycles'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "open 2147483648 0 0 read syscall 2 2\nend\n",
+			   EPROTO, 5, "open: tid 2147483648 out of range");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "open x 0 0 read syscall 2 2\nend\n",
+			   EPROTO, 5, "open: field 'tid'");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "open 1 0 0 read syscall 2\nend\n",
+			   EPROTO, 5, "open: 6 fields, expected 7");
+	ASSERT_PARSE_FAILS(HEADER2 TASK "task kind=children pid=1 tid=0 private=x\nend\n",
+			   EPROTO, 5, "task: private is not an unsigned 64-bit decimal");
+	ASSERT_PARSE_FAILS(HEADER2 "columns path ctx name group calls incl_cycles excl_cycles\n",
+			   EPROTO, 4, "columns line lacks field 'fids'");
+}
+
+TEST(error_v2_records_before_task)
+{
+	ASSERT_PARSE_FAILS(HEADER2 "open 1 0 0 read syscall 2 2\n" TASK "end\n",
+			   EPROTO, 4, "'open' record before the first task line");
+	ASSERT_PARSE_FAILS(HEADER2 "path 0 0 read syscall 1 2 2\n" TASK "end\n",
+			   EPROTO, 4, "'path' record before the first task line");
 }

@@ -415,3 +415,37 @@ TEST(userprof_merged_tau_file_reads_back)
 	free(dir);
 	ktau_model_free(m);
 }
+
+/* A v2 kernel path goes whole under the user callpath that entered the
+ * kernel: main => sys_read() => page_fault() => irq(). */
+TEST(userprof_merge_v2_full_kernel_paths)
+{
+	const char *text =
+		"ktau-profile 2\ntsc_khz 1000000\nscope thread\n"
+		"task kind=thread pid=1 tid=1 comm=x dropped=0\n"
+		"func 1 0 read syscall 1 500 200\n"
+		"func 1 470 page_fault exception 1 300 100\n"
+		"func 1 469 irq irq 1 200 200\n"
+		"path 1 0 read syscall 1 500 200\n"
+		"path 1 0,470 page_fault exception 1 300 100\n"
+		"path 1 0,470,469 irq irq 1 200 200\nend\n";
+	struct ktau_profile *p = parse_str(text, NULL);
+	struct ktau_merge_stats st = { 0 };
+	struct ktau_model *m = ktau_model_new();
+	struct ktau_model_thread *t = ktau_model_add_thread(m, 0, 0, 0, NULL);
+	struct ktau_ut_sample one = { .timer = MAIN, .parent = KTAU_UT_NONE, .calls = 1,
+				      .incl = 1000, .excl = 1000 };
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(0, ktau__merge_thread(t, &one, 1, &names, ktau_profile_block(p, 0),
+					 1000000, &st));
+	ASSERT_EQ_U64(0, st.clamped_nodes);
+	ASSERT_ROUTINE(t, "main", "TAU_USER", 1, 1, 1000, 500);
+	ASSERT_PATH(t, "main => sys_read()", 1, 0, 500, 200);
+	ASSERT_PATH(t, "main => sys_read() => page_fault()", 1, 0, 300, 100);
+	ASSERT_PATH(t, "main => sys_read() => page_fault() => irq()", 1, 0, 200, 200);
+	ASSERT_NULL(find_callpath(t, "main => page_fault() => irq()"));
+	ASSERT_NULL(find_callpath(t, "page_fault() => irq()"));
+	ktau_profile_free(p);
+	ktau_model_free(m);
+}

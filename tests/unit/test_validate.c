@@ -130,3 +130,52 @@ TEST(validate_null_is_einval)
 	ASSERT_EQ(-EINVAL, ktau_profile_validate(NULL, &err));
 	ASSERT_EQ(-EINVAL, err.error);
 }
+
+/* ---- version 2 ---- */
+
+#define HEADER2 "ktau-profile 2\ntsc_khz 1000\nscope process\n"
+
+TEST(valid_v2_doc_example)
+{
+	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example-v2.ktau"),
+							NULL);
+	struct ktau_parse_error err;
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(0, ktau_profile_validate(p, &err));
+	ktau_profile_free(p);
+}
+
+TEST(invalid_v2_paths)
+{
+	ASSERT_INVALID(HEADER2 TASK "path 0 0 read syscall 1 5 5\n"
+		       "path 0 0,470,469 irq irq 1 2 2\nend\n", 6,
+		       "path 0,470,469 (ctx 0) without its prefix of depth 2");
+	ASSERT_INVALID(HEADER2 TASK "path 0 470 page_fault exception 1 5 5\n"
+		       "path 1 470,469 irq irq 1 2 2\nend\n", 6,
+		       "path 470,469 (ctx 1) without its prefix of depth 1");
+	ASSERT_INVALID(HEADER2 TASK "path 0 0 read syscall 1 5 6\nend\n", 5,
+		       "path 0: excl_cycles 6 > incl_cycles 5");
+}
+
+TEST(invalid_v2_opens)
+{
+	ASSERT_INVALID(HEADER2 TASK "open 1 0 0,470 page_fault exception 5 6\nend\n", 5,
+		       "open 'page_fault' (tid 1): excl_cycles 6 > incl_cycles 5");
+	ASSERT_INVALID(HEADER2 "task kind=children pid=1 tid=0\n"
+		       "open 1 0 0 read syscall 6 5\nend\n", 5,
+		       "open record in a children block");
+}
+
+/* excl + the children's incl above incl is TSC skew, not an error */
+TEST(v2_child_time_is_not_checked)
+{
+	struct ktau_profile *p = parse_str(HEADER2 TASK "path 0 0 read syscall 1 10 10\n"
+					   "path 0 0,470 page_fault exception 1 5 5\nend\n",
+					   NULL);
+	struct ktau_parse_error err;
+
+	ASSERT_NOT_NULL(p);
+	ASSERT_EQ(0, ktau_profile_validate(p, &err));
+	ktau_profile_free(p);
+}
