@@ -247,12 +247,13 @@ static void check_readback(void)
 		  "'fids %s', expected 'fids <registered>/<max>' with 0 < registered <= max", v);
 	ktr_ctl_field(t, "memory", v, sizeof(v));
 	{
-		unsigned long tasks = 0, bytes = 0;
+		unsigned long tasks = 0, bytes = 0, limit = 0;
 
-		ktr_check(sscanf(v, "tasks=%lu bytes=%lu%c", &tasks, &bytes, &c) == 2 &&
-			  tasks > 0 && bytes >= tasks * 64, "readback-memory",
-			  "'memory %s', expected 'memory tasks=N bytes=M' with N > 0 and M a "
-			  "plausible size", v);
+		ktr_check(sscanf(v, "tasks=%lu bytes=%lu limit=%lu%c", &tasks, &bytes, &limit,
+				 &c) == 3 && tasks > 0 && bytes >= tasks * 64 && limit >= 1UL << 20,
+			  "readback-memory",
+			  "'memory %s', expected 'memory tasks=N bytes=M limit=L' with N > 0, M a "
+			  "plausible size and L at least 1 MiB", v);
 		if (tasks)
 			ktr_info("memory", "%lu tasks have a profile, %lu bytes in all, %lu per task",
 				 tasks, bytes, bytes / tasks);

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -56,6 +57,9 @@ struct attack {
 
 static atomic_uint ready;
 static atomic_int release_threads;
+/* the parked threads sleep here (4000 threads polling would be the load) */
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
 
 /* ---- the attacker (user nobody) ---------------------------------------- */
 
@@ -72,8 +76,10 @@ static void *attack_thread(void *arg)
 		syscall(SYS_getppid);
 	}
 	atomic_fetch_add(&ready, 1);
+	pthread_mutex_lock(&park_lock);
 	while (!atomic_load(&release_threads))
-		usleep(20000);
+		pthread_cond_wait(&park_cond, &park_lock);
+	pthread_mutex_unlock(&park_lock);
 	return NULL;
 }
 
@@ -85,7 +91,9 @@ static int attacker(const struct attack *a, int in, int out)
 	unsigned int i, started = 0;
 	char c;
 
-	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || !tid)
+	/* RLIMIT_NPROC starts at half of threads-max at boot */
+	if (setrlimit(RLIMIT_NPROC, &(struct rlimit){ 2 * a->threads, 2 * a->threads }) ||
+	    setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || !tid)
 		return 2;
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	pthread_attr_init(&attr);
@@ -109,7 +117,10 @@ static int attacker(const struct attack *a, int in, int out)
 			c = text ? 'D' : 'E';
 			free(text);
 		} else if (c == 'x') {
+			pthread_mutex_lock(&park_lock);
 			atomic_store(&release_threads, 1);
+			pthread_cond_broadcast(&park_cond);
+			pthread_mutex_unlock(&park_lock);
 			for (i = 0; i < started; i++)
 				pthread_join(tid[i], NULL);
 			c = 'X';
@@ -355,6 +366,16 @@ static void attack_100(void)
 	close(ap.ans);
 }
 
+static void set_threads_max(long n)
+{
+	FILE *f = fopen("/proc/sys/kernel/threads-max", "w");
+
+	if (f) {
+		fprintf(f, "%ld\n", n);
+		fclose(f);
+	}
+}
+
 static void attack_4000(void)
 {
 	static const struct attack a = { .threads = 4000, .calls = 200 };
@@ -370,6 +391,8 @@ static void attack_4000(void)
 		return;
 	}
 	memset(mem, 1, hold);
+	/* threads-max is scaled to RAM: 512 MiB allow about 4000 tasks */
+	set_threads_max(10000);
 	idle = memory_bytes();
 	t0 = now_ms();
 	if (start_attacker(&a, &ap)) {

@@ -362,6 +362,31 @@ static void test_skew(unsigned int cpu, s64 cycles)
 		 cpu, cycles, ret);
 }
 
+/*
+ * Where wrmsr cannot move a TSC (QEMU's TCG), the same clock going
+ * backwards for one routine: its start moved @cycles into the future.
+ */
+static void test_skew_frame(s64 cycles)
+{
+	int fid = ktau_get_fid("ktau_test_skewed", KTAU_GROUP_KERNEL);
+	struct ktau_task *kt = &current->ktau;
+	unsigned long flags;
+	unsigned int depth;
+
+	if (fid < 0) {
+		snprintf(result, sizeof(result), "skewframe fid=%d\n", fid);
+		return;
+	}
+	ktau_start_fid(fid);
+	local_irq_save(flags);
+	depth = kt->depth;
+	if (depth && depth <= KTAU_MAX_DEPTH)
+		kt->stack[depth - 1].start += cycles;
+	local_irq_restore(flags);
+	ktau_stop_fid(fid);
+	snprintf(result, sizeof(result), "skewframe ok depth=%u\n", depth);
+}
+
 /* ---- kthread -------------------------------------------------------- */
 
 enum kt_step { KT_NONE, KT_OPEN, KT_STEP, KT_CLOSE, KT_END };
@@ -549,6 +574,8 @@ static ssize_t test_write(struct file *file, const char __user *ubuf,
 		test_touch(a, 0);
 	else if (sscanf(buf, "nest %u %u", &a, &b) == 2)
 		test_nest(a, b);
+	else if (sscanf(buf, "skewframe %lld", &cycles) == 1)
+		test_skew_frame(cycles);
 	else if (sscanf(buf, "skew %u %lld", &a, &cycles) == 2)
 		test_skew(a, cycles);
 	else if (sscanf(buf, "kthread %15s", word) == 1)

@@ -287,8 +287,47 @@ unsigned int ktau_view_path(const struct ktau_table *t, unsigned int id,
 	return n;
 }
 
+/* Whether @blk has the record of callpath @fid[0..@depth) under @ctx. */
+static bool ktau_block_has_path(const struct ktau_block *blk, u32 ctx,
+				const u16 *fid, unsigned int depth)
+{
+	const struct ktau_entry *e = NULL;
+	unsigned int i;
+
+	if (!blk->recs)
+		return !depth;
+	for (i = 0; i < depth; i++) {
+		e = ktau_table_lookup(blk->recs,
+				      i ? ktau_child_key(ktau_record_id(blk->recs, e),
+							 fid[i]) :
+					  KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
+		if (!e)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An open frame's callers must have records, for readers to name its
+ * path by: a frame opened after the table was copied may have a caller
+ * whose record came later too.  Such a frame shows at its next read.
+ */
+static void ktau_block_trim_open(struct ktau_block *blk)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < blk->nr_open; i++) {
+		const struct ktau_open_frame *o = &blk->open[i];
+
+		if (ktau_block_has_path(blk, o->ctx, o->fid, o->depth - 1))
+			blk->open[n++] = *o;
+	}
+	blk->nr_open = n;
+}
+
 static int ktau_block_done(struct ktau_block *blk)
 {
+	ktau_block_trim_open(blk);
 	return ktau_block_flatten(blk);
 }
 
