@@ -442,7 +442,9 @@ KTAU_API int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
  * their names. Cycles become nanoseconds with
  * the profile's tsc_khz (EINVAL when it is 0). Records of all user contexts
  * (ctx) are summed. Metadata: the block's kind, pid, tid, comm, tsc_khz,
- * dropped. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
+ * dropped. Open records (routines running at the read) are not added to
+ * routines or callpaths; the JSON writer lists them in the thread's "open"
+ * array (docs/json-schema.md), the other writers leave them out. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
  * EOVERFLOW or ENOMEM; the model is then unchanged.
  */
 KTAU_API struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
