@@ -29,6 +29,7 @@ struct options {
 	bool callgraph;
 	bool threads;
 	bool json;
+	bool completed;
 	struct selection select;
 };
 
@@ -42,7 +43,10 @@ static const char usage_text[] =
 "instrumented kernel routine (system calls, softirqs, interrupts, page\n"
 "faults, scheduling), with its group, number of calls, inclusive and\n"
 "exclusive time in microseconds, and its share of the process's exclusive\n"
-"kernel time. Rows are sorted by exclusive time, largest first.\n"
+"kernel time. Rows are sorted by exclusive time, largest first. Routines\n"
+"still running in a live thread (a read() blocked for minutes) count with\n"
+"their time so far (no call until they return); a line under the table\n"
+"says how much of the time that is.\n"
 "\n"
 "By default the profile is /proc/PID/ktau: all live and exited threads of\n"
 "the process.\n"
@@ -63,8 +67,12 @@ static const char usage_text[] =
 "                     events); percentages are of the selected groups' time\n"
 "      --top N        only the N routines with the most exclusive time per\n"
 "                     table (the total line still counts them all)\n"
+"      --completed    completed calls only: leave out the time of routines\n"
+"                     still running\n"
 "      --json         the selected tables as JSON (docs/json-schema.md, one\n"
-"                     thread per table, routines named as in ktau-export)\n"
+"                     thread per table, routines named as in ktau-export):\n"
+"                     completed calls, and the routines still running in\n"
+"                     their own \"open\" array\n"
 "      --raw          print the profile text exactly as the kernel wrote it\n"
 "  -i, --input FILE   read a saved profile from FILE instead of /proc; PID and\n"
 "                     --tid then select blocks of that file\n"
@@ -92,7 +100,7 @@ static int parse_id(const char *s, pid_t *out)
 }
 
 enum { OPT_RAW = 256, OPT_CHILDREN, OPT_SYSTEM, OPT_CALLGRAPH, OPT_THREADS,
-	OPT_JSON, OPT_GROUPS, OPT_TOP };
+	OPT_JSON, OPT_GROUPS, OPT_TOP, OPT_COMPLETED };
 
 /* Options that exclude each other; -1 or EXIT_USAGE. */
 static int check_combinations(const struct options *o)
@@ -104,9 +112,10 @@ static int check_combinations(const struct options *o)
 			"--system or --input";
 	else if (o->threads && o->tid)
 		clash = "--threads and --tid cannot be combined";
-	else if (o->raw && (o->json || o->select.nr_groups || o->select.top || o->threads))
-		clash = "--raw prints the profile as it is: no --json, --groups, --top "
-			"or --threads";
+	else if (o->raw && (o->json || o->select.nr_groups || o->select.top || o->threads ||
+			    o->completed))
+		clash = "--raw prints the profile as it is: no --json, --groups, --top, "
+			"--threads or --completed";
 	else if (o->json && o->callgraph)
 		clash = "--json has the call graph already (callpaths): drop --callgraph";
 	if (!clash)
@@ -129,6 +138,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "completed", no_argument, NULL, OPT_COMPLETED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -164,6 +174,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_COMPLETED:
+			o->completed = true;
 			break;
 		case OPT_GROUPS:
 			if (select_parse_groups(&o->select, optarg))
@@ -299,18 +312,85 @@ static bool selected(const struct ktau_block *b, const void *arg)
 	return o->children || ktau_block_kind(b) != KTAU_BLOCK_CHILDREN;
 }
 
-static int print_tables(const struct options *o, const struct ktau_profile *p,
-			const struct ktau_profile *grouped,
-			const struct ktau_profile *rows, size_t *shown)
+static bool group_selected(const struct options *o, const char *group)
 {
 	size_t i;
 
+	for (i = 0; i < o->select.nr_groups; i++)
+		if (!strcmp(o->select.groups[i], group))
+			return true;
+	return !o->select.nr_groups;
+}
+
+/* Whether running routine i of b is one the note lists (its group is
+ * selected), and the first of that name. */
+static bool running_listed(const struct options *o, const struct ktau_block *b, size_t i,
+			   bool *first)
+{
+	const struct ktau_open *r = ktau_block_open(b, i);
+	size_t j;
+
+	*first = true;
+	for (j = 0; j < i && *first; j++)
+		if (group_selected(o, ktau_block_open(b, j)->group) &&
+		    !strcmp(ktau_block_open(b, j)->name, r->name))
+			*first = false;
+	return group_selected(o, r->group);
+}
+
+/*
+ * "(includes 1500.200 usec in progress: read, schedule_vol)": what the
+ * routines running in b (of the selected groups) add to its table, their
+ * exclusive time so far. NULL when nothing runs.
+ */
+static const char *running_note(const struct options *o, const struct ktau_profile *p,
+				const struct ktau_block *b, char *buf, size_t size)
+{
+	char names[512] = "";
+	size_t i, len = 0;
+	uint64_t excl = 0;
+	bool first;
+
+	for (i = 0; i < ktau_block_open_count(b); i++) {
+		const struct ktau_open *r = ktau_block_open(b, i);
+		int n;
+
+		if (!running_listed(o, b, i, &first))
+			continue;
+		excl += r->excl_cycles;
+		if (!first || len >= sizeof(names))
+			continue;
+		n = snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", r->name);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (!len)
+		return NULL;
+	if (ktau_profile_tsc_khz(p))
+		snprintf(buf, size, "(includes %.3f usec in progress: %s)",
+			 ktau_profile_usec(p, excl), names);
+	else
+		snprintf(buf, size, "(includes time in progress: %s)", names);
+	return buf;
+}
+
+/* p: as read; shown: p with the running routines' time added, or p. */
+static int print_tables(const struct options *o, const struct ktau_profile *p,
+			const struct ktau_profile *shown_p, const struct ktau_profile *grouped,
+			const struct ktau_profile *rows, size_t *shown)
+{
+	char note[640];
+	size_t i;
+
 	for (i = 0; i < ktau_profile_block_count(p); i++) {
-		if (!selected(ktau_profile_block(p, i), o))
+		const struct ktau_block *b = ktau_profile_block(p, i);
+
+		if (!selected(b, o))
 			continue;
 		if ((*shown)++)
 			putchar('\n');
-		if (print_block_tables(stdout, p, grouped, rows, i, o->callgraph))
+		if (print_block_tables(stdout, shown_p, grouped, rows, i, o->callgraph,
+				       shown_p == p ? NULL :
+				       running_note(o, p, b, note, sizeof(note))))
 			return -ENOMEM;
 	}
 	return 0;
@@ -331,20 +411,25 @@ static int print_json(const struct options *o, const struct ktau_profile *rows,
 
 static int dump(const struct options *o)
 {
-	struct ktau_profile *p, *grouped = NULL, *rows = NULL;
+	struct ktau_profile *p, *q, *grouped = NULL, *rows = NULL;
 	struct ktau_parse_error perr;
 	size_t shown = 0;
-	int ret;
+	int ret = 0;
 
 	p = read_profile(o, &perr);
 	if (!p) {
 		report_read_error(o, errno, &perr);
 		return EXIT_RUNTIME;
 	}
-	ret = select_apply(&o->select, p, &grouped, &rows);
+	/* tables: with the time so far of what runs (JSON has it apart) */
+	q = o->json || o->completed ? p : ktau_profile_with_open(p);
+	if (!q)
+		ret = -errno;
+	if (!ret)
+		ret = select_apply(&o->select, q, &grouped, &rows);
 	if (!ret)
 		ret = o->json ? print_json(o, rows, &shown)
-			      : print_tables(o, p, grouped, rows, &shown);
+			      : print_tables(o, p, q, grouped, rows, &shown);
 	if (ret)
 		fprintf(stderr, "ktau-dump: %s\n", ktau_strerror(ret));
 	else if (!shown) {
@@ -355,7 +440,10 @@ static int dump(const struct options *o)
 			"task\n", src);
 		ret = -ENOENT;
 	}
-	select_release(p, grouped, rows);
+	if (q)
+		select_release(q, grouped, rows);
+	if (q != p)
+		ktau_profile_free(q);
 	ktau_profile_free(p);
 	return ret ? EXIT_RUNTIME : EXIT_OK;
 }

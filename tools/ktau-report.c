@@ -182,7 +182,7 @@ static int print_tables(const struct options *o, const struct ktau_profile *view
 
 	for (i = 0; !ret && i < ktau_profile_block_count(view); i++) {
 		putchar('\n');
-		ret = print_block_tables(stdout, view, grouped, rows, i, o->callgraph);
+		ret = print_block_tables(stdout, view, grouped, rows, i, o->callgraph, NULL);
 	}
 	select_release(view, grouped, rows);
 	return ret;

@@ -5,7 +5,9 @@
  *
  * Each refresh reads /proc/ktau/profile, folds it into per-process totals
  * (libktau) and subtracts the previous refresh's totals: a thread that
- * exits in between stays counted in its process's exited total.
+ * exits in between stays counted in its process's exited total. Calls
+ * still running count as if they stopped at each read, so an interval
+ * holds exactly the part of a long call that fell inside it.
  */
 #define _GNU_SOURCE	/* getopt_long */
 #include <errno.h>
@@ -43,7 +45,9 @@ static const char usage_text[] =
 "(exclusive ms of every routine but the scheduler's, and as a percentage of\n"
 "the interval), time switched out inside the kernel (WAIT_MS: blocked or\n"
 "preempted; the sched group), completed system calls, and the routines with\n"
-"the most kernel time (with their calls). Rows are sorted by kernel time;\n"
+"the most kernel time (with their calls). Times include the part of calls\n"
+"still running (a thread blocked in a long read) that fell in the interval,\n"
+"at most the interval per thread. Rows are sorted by kernel time;\n"
 "processes with no kernel activity in the interval are not shown. Press q\n"
 "to quit (or Ctrl-C).\n"
 "\n"
@@ -198,21 +202,39 @@ static int check_pids(const struct options *o)
 	return 0;
 }
 
-/* Every process's total now; NULL after printing why. */
-static struct ktau_profile *snapshot(void)
+/* One reading: every process's total of completed calls, and the same
+ * with the calls still running counted as if they stopped now. */
+struct snap {
+	struct ktau_profile *done;
+	struct ktau_profile *so_far;
+};
+
+static void snap_free(struct snap *s)
+{
+	ktau_profile_free(s->done);
+	ktau_profile_free(s->so_far);
+	s->done = s->so_far = NULL;
+}
+
+/* Every process's totals now; -1 after printing why. */
+static int snapshot(struct snap *s)
 {
 	struct ktau_parse_error perr;
-	struct ktau_profile *sys = ktau_profile_read_system(&perr), *totals;
+	struct ktau_profile *sys = ktau_profile_read_system(&perr);
 
 	if (!sys) {
 		report_read_error("/proc/ktau/profile", errno, &perr);
-		return NULL;
+		return -1;
 	}
-	totals = ktau_profile_process_totals(sys);
-	if (!totals)
-		fprintf(stderr, "ktau-top: cannot sum the processes: %s\n", ktau_strerror(errno));
+	s->done = ktau_profile_process_totals(sys);
+	s->so_far = s->done ? ktau_profile_with_open(s->done) : NULL;
 	ktau_profile_free(sys);
-	return totals;
+	if (!s->so_far) {
+		fprintf(stderr, "ktau-top: cannot sum the processes: %s\n", ktau_strerror(errno));
+		snap_free(s);
+		return -1;
+	}
+	return 0;
 }
 
 static bool selected(const struct options *o, pid_t pid)
@@ -227,29 +249,64 @@ static bool selected(const struct options *o, pid_t pid)
 	return false;
 }
 
-/*
- * Each selected process's interval: cur - prev, or all of cur when the
- * process is new (or its counters went back: cleared, or a reused pid).
- */
-static struct ktau_profile *interval(const struct options *o, const struct ktau_profile *prev,
-				     const struct ktau_profile *cur)
+static const struct ktau_block *process_block(const struct ktau_profile *p, pid_t pid)
 {
-	struct ktau_profile *d = ktau_profile_new(KTAU_SCOPE_SYSTEM, ktau_profile_tsc_khz(cur));
+	return ktau_profile_find_block(p, KTAU_BLOCK_PROCESS, pid, pid);
+}
+
+/*
+ * Appends to d process pid's block of cur less its block of prev (prev
+ * NULL or without it: all of cur). 0, -ERANGE (counters went back; d
+ * unchanged) or -ENOMEM.
+ */
+static int add_difference(struct ktau_profile *d, pid_t pid, const struct ktau_profile *prev,
+			  const struct ktau_profile *cur)
+{
+	const struct ktau_block *b = process_block(cur, pid);
+	const struct ktau_block *pb = prev ? process_block(prev, pid) : NULL;
+	struct ktau_profile *s = ktau_profile_new(KTAU_SCOPE_SYSTEM, ktau_profile_tsc_khz(cur));
+	struct ktau_block *sb = NULL, *db;
+	int ret;
+
+	if (s)
+		sb = ktau_profile_add_block(s, KTAU_BLOCK_PROCESS, pid, pid, ktau_block_comm(b));
+	ret = sb ? ktau_block_add(sb, b) : -ENOMEM;
+	if (!ret && pb)
+		ret = ktau_block_subtract(sb, pb);
+	if (!ret) {
+		db = ktau_profile_add_block(d, KTAU_BLOCK_PROCESS, pid, pid, ktau_block_comm(b));
+		ret = db ? ktau_block_add(db, sb) : -ENOMEM;
+	}
+	ktau_profile_free(s);
+	return ret;
+}
+
+/*
+ * Each selected process's interval: (completed + running) now less the
+ * same at the previous read, so a running call counts the part of its time
+ * inside the interval. When that goes back (a running call that recorded
+ * nothing in the end: a control change, a TSC that lags), the completed
+ * calls' difference; when even those went back (cleared, or a reused pid),
+ * or the process is new, all of its time.
+ */
+static struct ktau_profile *interval(const struct options *o, const struct snap *prev,
+				     const struct snap *cur)
+{
+	struct ktau_profile *d = ktau_profile_new(KTAU_SCOPE_SYSTEM,
+						  ktau_profile_tsc_khz(cur->so_far));
 	size_t i;
 
-	for (i = 0; d && i < ktau_profile_block_count(cur); i++) {
-		const struct ktau_block *b = ktau_profile_block(cur, i), *pb;
-		pid_t pid = ktau_block_pid(b);
-		struct ktau_block *db;
+	for (i = 0; d && i < ktau_profile_block_count(cur->so_far); i++) {
+		pid_t pid = ktau_block_pid(ktau_profile_block(cur->so_far, i));
 		int ret;
 
 		if (!selected(o, pid))
 			continue;
-		db = ktau_profile_add_block(d, KTAU_BLOCK_PROCESS, pid, pid, ktau_block_comm(b));
-		ret = db ? ktau_block_add(db, b) : -ENOMEM;
-		pb = ktau_profile_find_block(prev, KTAU_BLOCK_PROCESS, pid, pid);
-		if (!ret && pb && ktau_block_subtract(db, pb) == -ENOMEM)
-			ret = -ENOMEM;
+		ret = add_difference(d, pid, prev->so_far, cur->so_far);
+		if (ret == -ERANGE)
+			ret = add_difference(d, pid, prev->done, cur->done);
+		if (ret == -ERANGE)
+			ret = add_difference(d, pid, NULL, cur->so_far);
 		if (ret) {
 			ktau_profile_free(d);
 			errno = -ret;
@@ -273,7 +330,29 @@ struct row {
 	size_t nr_top;
 };
 
-static void fill_row(struct row *r, const struct ktau_block *b)
+/* At most `limit` cycles: the interval's wall time, once per thread. */
+static void clamp(uint64_t *cycles, uint64_t limit)
+{
+	if (*cycles > limit)
+		*cycles = limit;
+}
+
+/* The threads of process pid that may have run in the interval: the live
+ * ones and those that exited since the previous read. */
+static uint64_t threads_in_interval(const struct snap *prev, const struct snap *cur,
+				    pid_t pid)
+{
+	const struct ktau_block *b = process_block(cur->done, pid);
+	const struct ktau_block *pb = process_block(prev->done, pid);
+	uint64_t exited = b ? ktau_block_exited_threads(b) : 0, n;
+
+	if (pb && ktau_block_exited_threads(pb) <= exited)
+		exited -= ktau_block_exited_threads(pb);
+	n = (b ? ktau_block_threads(b) : 0) + exited;
+	return n ? n : 1;
+}
+
+static void fill_row(struct row *r, const struct ktau_block *b, uint64_t limit)
 {
 	size_t i, k;
 
@@ -300,6 +379,9 @@ static void fill_row(struct row *r, const struct ktau_block *b)
 				r->nr_top++;
 		}
 	}
+	/* reads are not instantaneous: a running call's time may overshoot */
+	clamp(&r->excl, limit);
+	clamp(&r->wait, limit);
 }
 
 static int by_excl_desc(const void *a, const void *b)
@@ -315,8 +397,10 @@ static int by_excl_desc(const void *a, const void *b)
 
 /* The rows to show, sorted; *n set. NULL with errno on failure. */
 static struct row *make_rows(const struct options *o, const struct ktau_profile *d,
+			     const struct snap *prev, const struct snap *cur, double seconds,
 			     size_t *n, uint64_t *total_excl, uint64_t *total_wait)
 {
+	double interval = seconds * 1000.0 * (double)ktau_profile_tsc_khz(d);
 	size_t count = ktau_profile_block_count(d), i;
 	struct row *rows = calloc(count ? count : 1, sizeof(*rows));
 
@@ -327,11 +411,13 @@ static struct row *make_rows(const struct options *o, const struct ktau_profile 
 		return NULL;
 	for (i = 0; i < count; i++) {
 		struct row *r = &rows[*n];
+		const struct ktau_block *b = ktau_profile_block(d, i);
+		double limit = interval * (double)threads_in_interval(prev, cur, ktau_block_pid(b));
 
-		fill_row(r, ktau_profile_block(d, i));
+		fill_row(r, b, limit < 1.8e19 ? (uint64_t)limit : UINT64_MAX);
 		*total_excl += r->excl;
 		*total_wait += r->wait;
-		if (r->calls || r->excl || o->nr_pids)
+		if (r->calls || r->excl || r->wait || o->nr_pids)
 			(*n)++;
 	}
 	qsort(rows, *n, sizeof(*rows), by_excl_desc);
@@ -445,36 +531,38 @@ static bool wait_interval(struct term *t, double deadline, const struct options 
 
 static int watch(const struct options *o, struct term *t)
 {
-	struct ktau_profile *prev = snapshot(), *cur = NULL, *d = NULL;
+	struct snap prev = { 0 }, cur = { 0 };
+	struct ktau_profile *d = NULL;
 	struct frame f = { 0 };
 	struct row *rows = NULL;
-	double t_prev = now(), t_cur;
+	double t_prev, t_cur;
 	int ret = EXIT_OK;
 
-	if (!prev)
+	if (snapshot(&prev))
 		return EXIT_RUNTIME;
+	t_prev = now();
 	if (o->batch) {
 		printf("ktau-top: sampling %zu processes every %.3f s\n",
-		       ktau_profile_block_count(prev), o->delay);
+		       ktau_profile_block_count(prev.done), o->delay);
 		fflush(stdout);
 	} else if (term_enter(t)) {
 		fprintf(stderr, "ktau-top: cannot set up the terminal: %s\n", strerror(errno));
-		ktau_profile_free(prev);
+		snap_free(&prev);
 		return EXIT_RUNTIME;
 	}
 	for (f.number = 1; !o->iterations || f.number <= o->iterations; f.number++) {
 		if (!wait_interval(t, t_prev + o->delay, o, f.rows ? &f : NULL))
 			break;
-		cur = snapshot();
-		t_cur = now();
-		if (!cur) {
+		if (snapshot(&cur)) {
 			ret = EXIT_RUNTIME;
 			break;
 		}
+		t_cur = now();
 		ktau_profile_free(d);
 		free(rows);
-		d = interval(o, prev, cur);
-		rows = d ? make_rows(o, d, &f.nr_rows, &f.total_excl, &f.total_wait) : NULL;
+		d = interval(o, &prev, &cur);
+		rows = d ? make_rows(o, d, &prev, &cur, t_cur - t_prev, &f.nr_rows,
+				     &f.total_excl, &f.total_wait) : NULL;
 		if (!rows) {
 			fprintf(stderr, "ktau-top: %s\n", ktau_strerror(errno));
 			ret = EXIT_RUNTIME;
@@ -483,21 +571,21 @@ static int watch(const struct options *o, struct term *t)
 		f.rows = rows;
 		f.profile = d;
 		f.seconds = t_cur - t_prev;
-		f.processes = ktau_profile_block_count(cur);
+		f.processes = ktau_profile_block_count(cur.done);
 		if (o->batch)
 			print_batch(o, &f);
 		else
 			print_screen(o, t, &f);
-		ktau_profile_free(prev);
+		snap_free(&prev);
 		prev = cur;
-		cur = NULL;
+		cur = (struct snap){ 0 };
 		t_prev = t_cur;
 	}
 	term_leave(t);
 	free(rows);
 	ktau_profile_free(d);
-	ktau_profile_free(cur);
-	ktau_profile_free(prev);
+	snap_free(&cur);
+	snap_free(&prev);
 	return ret;
 }
 

@@ -217,13 +217,16 @@ void print_events(FILE *out, const struct ktau_block *b)
 
 int print_block_tables(FILE *out, const struct ktau_profile *p,
 		       const struct ktau_profile *grouped,
-		       const struct ktau_profile *rows, size_t i, bool callgraph)
+		       const struct ktau_profile *rows, size_t i, bool callgraph,
+		       const char *note)
 {
 	const struct ktau_block *b = ktau_profile_block(rows, i);
 
 	print_block_header(out, p, ktau_profile_block(p, i));
 	if (print_flat_table_of(out, p, b, ktau_profile_block(grouped, i)))
 		return -ENOMEM;
+	if (note)
+		fprintf(out, "%s\n", note);
 	if (ktau_block_event_count(b)) {
 		fputc('\n', out);
 		print_events(out, b);

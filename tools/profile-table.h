@@ -24,12 +24,14 @@ int print_callgraph(FILE *out, const struct ktau_profile *p,
 /* Atomic events, in file order. */
 void print_events(FILE *out, const struct ktau_block *b);
 /*
- * Block i of p as ktau-dump prints it: header, flat table, events and
- * (callgraph) edges. grouped and rows are selections of p with the same
- * blocks (profile-select.h): rows gives the rows, grouped the totals.
+ * Block i of p as ktau-dump prints it: header, flat table, note (a line
+ * after the table, NULL: none), events and (callgraph) edges. grouped and
+ * rows are selections of p with the same blocks (profile-select.h): rows
+ * gives the rows, grouped the totals.
  */
 int print_block_tables(FILE *out, const struct ktau_profile *p,
 		       const struct ktau_profile *grouped,
-		       const struct ktau_profile *rows, size_t i, bool callgraph);
+		       const struct ktau_profile *rows, size_t i, bool callgraph,
+		       const char *note);
 
 #endif

@@ -442,7 +442,9 @@ KTAU_API int ktau_model_add_event(struct ktau_model_thread *t, const char *name,
  * their names. Cycles become nanoseconds with
  * the profile's tsc_khz (EINVAL when it is 0). Records of all user contexts
  * (ctx) are summed. Metadata: the block's kind, pid, tid, comm, tsc_khz,
- * dropped. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
+ * dropped. Open records (routines running at the read) are not added to
+ * routines or callpaths; the JSON writer lists them in the thread's "open"
+ * array (docs/json-schema.md), the other writers leave them out. NULL with errno EINVAL, ERANGE (no such block), EEXIST,
  * EOVERFLOW or ENOMEM; the model is then unchanged.
  */
 KTAU_API struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,
@@ -1007,6 +1009,32 @@ KTAU_API const char *ktau_block_path_element_name(const struct ktau_block *b,
 KTAU_API size_t ktau_block_open_count(const struct ktau_block *b);
 KTAU_API const struct ktau_open *ktau_block_open(const struct ktau_block *b,
 						 size_t index);
+
+/*
+ * "Time so far": each open record of b added to the counters its routine
+ * will reach when it stops, then the open records removed. An open record
+ * adds its incl_cycles and excl_cycles to the path (ctx, fids) and to the
+ * func (ctx, innermost fid): excl always, incl only when that fid does not
+ * occur further out in the path (the func rule of docs/proc-format.md: a
+ * recursive call's time counts once, at its outermost call). A path or
+ * func that is absent is created with 0 calls; calls never change (a
+ * routine still running has not completed a call). The kernel writes the
+ * outer routines of an open record as open records too, so the paths keep
+ * their prefixes. Edges are derived again (a version 1 block's edge between
+ * the last two routines gets the time instead of the path). Events, dropped
+ * and the task fields stay as they are.
+ * 0 or -EINVAL (NULL, an open record's depth outside 1 to
+ * KTAU_PATH_MAX_DEPTH), -EOVERFLOW or -ENOMEM; b is unchanged on failure.
+ *
+ * For an interval that counts a call still running at either end
+ * (a live view), fold both snapshots and subtract:
+ * (completed2 + open2) - (completed1 + open1) holds exactly the part of
+ * every call's time inside the interval.
+ */
+KTAU_API int ktau_block_add_open(struct ktau_block *b);
+/* A copy of p with ktau_block_add_open() applied to every block; NULL with
+ * errno EINVAL, EOVERFLOW or ENOMEM. */
+KTAU_API struct ktau_profile *ktau_profile_with_open(const struct ktau_profile *p);
 
 /* children blocks: how many of the processes ran privileged and add only
  * their count (task field private=; 0 in a version 1 file). */

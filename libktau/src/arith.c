@@ -506,3 +506,121 @@ struct ktau_profile *ktau_profile_diff(const struct ktau_profile *before,
 	}
 	return out;
 }
+
+/* ---- time so far: open records folded into the counters ---- */
+
+/* Whether fid occurs in fids[0..depth). */
+static bool fid_in(const uint32_t *fids, uint32_t depth, uint32_t fid)
+{
+	uint32_t k;
+
+	for (k = 0; k < depth; k++)
+		if (fids[k] == fid)
+			return true;
+	return false;
+}
+
+/* The func of open o's innermost routine: excl always, incl when that
+ * routine does not occur further out (its outermost call has it). */
+static int open_to_func(struct ktau_block *tmp, const struct ktau_open *o)
+{
+	uint32_t fid = o->fids[o->depth - 1];
+	uint64_t incl = fid_in(o->fids, o->depth - 1, fid) ? 0 : o->incl_cycles;
+	ssize_t k = ktau__find_func_index(tmp, o->ctx, fid);
+	struct ktau_func f = {
+		.ctx = o->ctx, .fid = fid, .name = o->name, .group = o->group,
+	};
+
+	if (k < 0) {
+		f.incl_cycles = incl;
+		f.excl_cycles = o->excl_cycles;
+		return ktau__block_copy_func(tmp, &f, 0);
+	}
+	return apply3(add, &tmp->funcs[k].rec.calls, &tmp->funcs[k].rec.incl_cycles,
+		      &tmp->funcs[k].rec.excl_cycles, 0, incl, o->excl_cycles);
+}
+
+/* The path (ctx, fids) of open o; a v1 block's edge between its last two
+ * routines instead (its paths are derived from its edges). */
+static int open_to_callpath(struct ktau_block *tmp, const struct ktau_open *o)
+{
+	const struct ktau_path as_path = {
+		.ctx = o->ctx, .depth = o->depth, .fids = o->fids, .name = o->name,
+		.group = o->group, .incl_cycles = o->incl_cycles,
+		.excl_cycles = o->excl_cycles,
+	};
+	struct ktau_edge e;
+	const char *group;
+	ssize_t k;
+
+	if (!tmp->edges_own) {
+		k = ktau__find_path_index(tmp, o->ctx, o->fids, o->depth);
+		return k < 0 ? ktau__block_copy_path(tmp, &as_path, 0) :
+			       APPLY3(add, &tmp->paths[k].rec, &as_path);
+	}
+	if (o->depth < 2)
+		return 0;
+	k = ktau__find_edge_index(tmp, o->ctx, o->fids[o->depth - 2], o->fids[o->depth - 1]);
+	if (k >= 0)
+		return APPLY3(add, &tmp->edges[k].rec, &as_path);
+	e = (struct ktau_edge){
+		.ctx = o->ctx, .parent_fid = o->fids[o->depth - 2],
+		.fid = o->fids[o->depth - 1], .name = o->name,
+		.incl_cycles = o->incl_cycles, .excl_cycles = o->excl_cycles,
+	};
+	e.parent = ktau__path_element(tmp, &as_path, o->depth - 2, &group);
+	return e.parent ? ktau__block_copy_edge(tmp, &e, 0) : 0;
+}
+
+int ktau_block_add_open(struct ktau_block *b)
+{
+	struct ktau_block tmp;
+	size_t i;
+	int ret = 0;
+
+	if (!b)
+		return -EINVAL;
+	if (!b->nr_opens)
+		return 0;
+	ret = begin_update(&tmp, b);
+	if (ret)
+		return ret;
+	for (i = 0; i < tmp.nr_opens && !ret; i++) {
+		const struct ktau_open *o = &tmp.opens[i].rec;
+
+		if (!o->depth || o->depth > KTAU_PATH_MAX_DEPTH)
+			ret = -EINVAL;
+		else if (!(ret = open_to_func(&tmp, o)))
+			ret = open_to_callpath(&tmp, o);
+	}
+	if (!ret)
+		ret = ktau__block_derive(&tmp);
+	if (ret) {
+		free_arrays(&tmp);
+		return ret;
+	}
+	tmp.nr_opens = 0;
+	commit_update(b, &tmp);
+	return 0;
+}
+
+struct ktau_profile *ktau_profile_with_open(const struct ktau_profile *p)
+{
+	struct ktau_profile *out;
+	size_t i;
+	int ret = 0;
+
+	if (!p) {
+		errno = EINVAL;
+		return NULL;
+	}
+	out = ktau_profile_dup(p);
+	for (i = 0; out && i < out->nr_blocks && !ret; i++)
+		ret = ktau_block_add_open(out->blocks[i]);
+	if (ret) {
+		ktau_profile_free(out);
+		errno = -ret;
+		return NULL;
+	}
+	return out;
+}

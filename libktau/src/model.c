@@ -30,6 +30,9 @@ static void thread_free(struct ktau_model_thread *t)
 
 	for (i = 0; i < t->nr_callpaths; i++)
 		free((void *)t->callpaths[i].path);
+	for (i = 0; i < t->nr_opens; i++)
+		free(t->opens[i].path);
+	free(t->opens);
 	free(t->callpaths);
 	free(t->routines);
 	free(t->events);
@@ -525,4 +528,30 @@ const struct ktau_model_metadata *ktau_model_metadata(const struct ktau_model_th
 						      size_t index)
 {
 	return nth(t->meta, t->nr_meta, sizeof(*t->meta), index);
+}
+
+int ktau__model_add_open(struct ktau_model_thread *t, uint64_t tid,
+			 const char *const *path, size_t depth,
+			 uint64_t incl_ns, uint64_t excl_ns)
+{
+	struct ktau_model_open o = { tid, NULL, depth, incl_ns, excl_ns };
+	size_t i;
+
+	if (!depth)
+		return -EINVAL;
+	o.path = calloc(depth, sizeof(*o.path));
+	if (!o.path || ktau__grow((void **)&t->opens, &t->cap_opens, t->nr_opens,
+				  sizeof(*t->opens))) {
+		free(o.path);
+		return -ENOMEM;
+	}
+	for (i = 0; i < depth; i++) {
+		o.path[i] = intern_normalised(t->owner, path[i], false);
+		if (!o.path[i]) {
+			free(o.path);
+			return -errno;
+		}
+	}
+	t->opens[t->nr_opens++] = o;
+	return 0;
 }

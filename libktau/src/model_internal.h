@@ -35,6 +35,14 @@ struct ktau_routine_slot {
 	int group_given;	/* 0 while the group is the default */
 };
 
+/* A routine that was running when its kernel profile was read. */
+struct ktau_model_open {
+	uint64_t tid;
+	const char **path;	/* depth names, root first, in the string pool */
+	size_t depth;
+	uint64_t incl_ns, excl_ns;
+};
+
 struct ktau_model_thread {
 	struct ktau_model *owner;
 	unsigned int node, context, thread;
@@ -50,6 +58,8 @@ struct ktau_model_thread {
 	struct ktau_index callpath_index;
 	struct ktau_model_event *events;
 	size_t nr_events, cap_events;
+	struct ktau_model_open *opens;
+	size_t nr_opens, cap_opens;
 };
 
 struct ktau_model {
@@ -78,6 +88,12 @@ KTAU_HIDDEN const struct ktau_metric_info *ktau__metric_info(const struct ktau_m
  * NULL with errno EINVAL (empty and !allow_empty) or ENOMEM.
  */
 KTAU_HIDDEN char *ktau__model_normalise(const char *s, bool allow_empty);
+
+/* Adds a running routine (its path of names, normalised here); 0 or
+ * -EINVAL (depth 0) or -ENOMEM. */
+KTAU_HIDDEN int ktau__model_add_open(struct ktau_model_thread *t, uint64_t tid,
+				     const char *const *path, size_t depth,
+				     uint64_t incl_ns, uint64_t excl_ns);
 
 /* Drops the last thread added (undoing a failed builder). */
 KTAU_HIDDEN void ktau__model_drop_last_thread(struct ktau_model *m);

@@ -30,6 +30,15 @@ int ktau__cycles_to_ns(uint64_t cycles, uint64_t tsc_khz, uint64_t *ns)
 	return 0;
 }
 
+/* A record's inclusive and exclusive cycles in nanoseconds. */
+static int times_ns(uint64_t incl_cycles, uint64_t excl_cycles, uint64_t khz,
+		    uint64_t *incl, uint64_t *excl)
+{
+	int ret = ktau__cycles_to_ns(incl_cycles, khz, incl);
+
+	return ret ? ret : ktau__cycles_to_ns(excl_cycles, khz, excl);
+}
+
 /* The kernel's group name -> the TAU group string. */
 static void tau_group(const char *group, char *buf, size_t size)
 {
@@ -71,9 +80,7 @@ static int add_func(struct ktau_model_thread *t, const struct ktau_func *f,
 	uint64_t incl, excl;
 	int ret;
 
-	ret = ktau__cycles_to_ns(f->incl_cycles, khz, &incl);
-	if (!ret)
-		ret = ktau__cycles_to_ns(f->excl_cycles, khz, &excl);
+	ret = times_ns(f->incl_cycles, f->excl_cycles, khz, &incl, &excl);
 	if (ret)
 		return ret;
 	routine_name(f->name, f->group, name, sizeof(name));
@@ -135,9 +142,7 @@ static int add_path(struct ktau_model_thread *t, const struct ktau_block *b,
 	uint64_t incl, excl;
 	int ret;
 
-	ret = ktau__cycles_to_ns(p->incl_cycles, khz, &incl);
-	if (!ret)
-		ret = ktau__cycles_to_ns(p->excl_cycles, khz, &excl);
+	ret = times_ns(p->incl_cycles, p->excl_cycles, khz, &incl, &excl);
 	if (!ret)
 		ret = element_names(t, b, p, names, elems);
 	if (ret)
@@ -223,9 +228,7 @@ static int add_toplevel(void *arg, const struct ktau_toplevel *tl)
 
 	if (!tl->calls && !tl->incl)
 		return 0;
-	ret = ktau__cycles_to_ns(tl->incl, c->khz, &incl);
-	if (!ret)
-		ret = ktau__cycles_to_ns(tl->excl, c->khz, &excl);
+	ret = times_ns(tl->incl, tl->excl, c->khz, &incl, &excl);
 	if (ret)
 		return ret;
 	routine_name(tl->name, tl->group, name, sizeof(name));
@@ -276,12 +279,47 @@ int ktau__model_add_kernel(struct ktau_model_thread *t, const struct ktau_block 
 	return ret;
 }
 
+/* A routine running when the block was read, its path named like the
+ * callpaths' ("sys_read() => schedule_vol()"). */
+static int add_open(struct ktau_model_thread *t, const struct ktau_block *b,
+		    const struct ktau_open *o, uint64_t khz)
+{
+	const struct ktau_path as_path = {
+		.ctx = o->ctx, .depth = o->depth, .fids = o->fids,
+		.name = o->name, .group = o->group,
+	};
+	char names[KTAU_PATH_MAX_DEPTH][NAME_MAX_LEN];
+	const char *elems[KTAU_PATH_MAX_DEPTH];
+	uint64_t incl, excl;
+	uint32_t k;
+	int ret;
+
+	ret = times_ns(o->incl_cycles, o->excl_cycles, khz, &incl, &excl);
+	if (ret)
+		return ret;
+	for (k = 0; k < o->depth && k < KTAU_PATH_MAX_DEPTH; k++) {
+		const char *g, *name = ktau__path_element(b, &as_path, k, &g);
+
+		if (name)
+			routine_name(name, g, names[k], NAME_MAX_LEN);
+		else
+			snprintf(names[k], NAME_MAX_LEN, "%u", o->fids[k]);
+		elems[k] = names[k];
+	}
+	return ktau__model_add_open(t, (uint64_t)o->tid, elems, k, incl, excl);
+}
+
 static int add_records(struct ktau_model_thread *t, const struct ktau_block *b,
 		       uint64_t khz)
 {
 	int ret = add_metadata(t, b, khz);
+	size_t i;
 
-	return ret ? ret : ktau__model_add_kernel(t, b, khz, NULL, NULL);
+	if (!ret)
+		ret = ktau__model_add_kernel(t, b, khz, NULL, NULL);
+	for (i = 0; i < ktau_block_open_count(b) && !ret; i++)
+		ret = add_open(t, b, ktau_block_open(b, i), khz);
+	return ret;
 }
 
 struct ktau_model_thread *ktau_model_add_block(struct ktau_model *m,

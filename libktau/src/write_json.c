@@ -99,6 +99,29 @@ static void put_events(FILE *out, const struct ktau_model_thread *t)
 	fputs("]", out);
 }
 
+/* Only when something was running: older readers see the schema they know. */
+static void put_opens(FILE *out, const struct ktau_model_thread *t)
+{
+	size_t i, j;
+
+	if (!t->nr_opens)
+		return;
+	fputs(",\n   \"open\": [", out);
+	for (i = 0; i < t->nr_opens; i++) {
+		const struct ktau_model_open *o = &t->opens[i];
+
+		sep(out, i);
+		fprintf(out, "    {\"tid\": %" PRIu64 ", \"path\": [", o->tid);
+		for (j = 0; j < o->depth; j++) {
+			fputs(j ? ", " : "", out);
+			put_string(out, o->path[j]);
+		}
+		fprintf(out, "], \"inclusive_ns\": %" PRIu64 ", \"exclusive_ns\": %" PRIu64 "}",
+			o->incl_ns, o->excl_ns);
+	}
+	fputs("]", out);
+}
+
 static void put_thread(FILE *out, const struct ktau_model_thread *t)
 {
 	size_t i;
@@ -119,6 +142,7 @@ static void put_thread(FILE *out, const struct ktau_model_thread *t)
 	put_routines(out, t);
 	put_callpaths(out, t);
 	put_events(out, t);
+	put_opens(out, t);
 	fputs("}", out);
 }
 

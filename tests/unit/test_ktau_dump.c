@@ -424,3 +424,94 @@ TEST(dump_new_options_bad_usage)
 	ASSERT_EQ(2, r.status);
 	run_result_free(&r);
 }
+
+/* doc-example-v2.ktau: a read() blocked in schedule_vol when it was read
+ * (open records of 1500200 and 1500000 cycles at 2899999 kHz). */
+TEST(dump_running_calls_time_so_far)
+{
+	const char *fixture = test_fixture("doc-example-v2.ktau");
+	struct run_result r;
+	char line[512];
+
+	/* by default their time so far counts, their calls do not */
+	ASSERT_EQ(0, DUMP(&r, "--input", fixture));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("", r.err);
+	ASSERT_STREQ("schedule_vol sched 1 1379.311 1379.311 90.64",
+		     line_starting(r.out, "schedule_vol ", line, sizeof(line)));
+	ASSERT_STREQ("read syscall 501 1441.621 59.379 3.90",
+		     line_starting(r.out, "read ", line, sizeof(line)));
+	ASSERT_STREQ("total 1506 1521.725 100.00",
+		     line_starting(r.out, "total", line, sizeof(line)));
+	/* 1521.725 - 1004.414 usec completed, right under the table */
+	ASSERT_CONTAINS(r.out, "100.00\n(includes 517.311 usec in progress: read, "
+			"schedule_vol)\n\nevent ");
+	run_result_free(&r);
+
+	/* --completed: the kernel's counters as they are */
+	ASSERT_EQ(0, DUMP(&r, "--completed", "--input", fixture));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("schedule_vol sched 1 862.069 862.069 85.83",
+		     line_starting(r.out, "schedule_vol ", line, sizeof(line)));
+	ASSERT_STREQ("read syscall 501 924.311 59.310 5.90",
+		     line_starting(r.out, "read ", line, sizeof(line)));
+	ASSERT_STREQ("total 1506 1004.414 100.00",
+		     line_starting(r.out, "total", line, sizeof(line)));
+	ASSERT_NOT_CONTAINS(r.out, "in progress");
+	run_result_free(&r);
+
+	/* the note counts the selected groups only */
+	ASSERT_EQ(0, DUMP(&r, "--groups", "sched", "--input", fixture));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("total 1 1379.311 100.00",
+		     line_starting(r.out, "total", line, sizeof(line)));
+	ASSERT_CONTAINS(r.out, "\n(includes 517.242 usec in progress: schedule_vol)\n");
+	run_result_free(&r);
+
+	/* --raw: the open lines as the kernel wrote them */
+	ASSERT_EQ(0, DUMP(&r, "--raw", "--input", fixture));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "\nopen 412 0 0 read syscall 1500200 200\n");
+	run_result_free(&r);
+	ASSERT_EQ(0, DUMP(&r, "--raw", "--completed", "--input", fixture));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--raw prints the profile as it is");
+	run_result_free(&r);
+}
+
+TEST(dump_json_running_calls_apart)
+{
+	struct run_result r;
+	const struct json *t, *o, *routine;
+	struct json *doc;
+	size_t at = 0;
+
+	ASSERT_EQ(0, DUMP(&r, "--json", "--children", "--input",
+			  test_fixture("doc-example-v2.ktau")));
+	ASSERT_EQ(0, r.status);
+	doc = json_parse(r.out, &at);
+	if (!doc)
+		FAIL("not JSON at byte %zu: %s", at, r.out);
+	t = json_at(json_get(doc, "threads"), 0);
+	/* routines: completed calls only */
+	routine = json_find(json_get(t, "routines"), "name", "sys_read()");
+	ASSERT_EQ_U64(501, json_u64(json_get(routine, "calls")));
+	ASSERT_EQ_U64(924310, json_u64(json_get(routine, "inclusive_ns")));
+	/* the running ones in their own array */
+	ASSERT_EQ(2, json_get(t, "open")->count);
+	o = json_at(json_get(t, "open"), 0);
+	ASSERT_EQ_U64(412, json_u64(json_get(o, "tid")));
+	ASSERT_EQ(1, json_get(o, "path")->count);
+	ASSERT_STREQ("sys_read()", json_str(json_at(json_get(o, "path"), 0)));
+	ASSERT_EQ_U64(517310, json_u64(json_get(o, "inclusive_ns")));
+	ASSERT_EQ_U64(68, json_u64(json_get(o, "exclusive_ns")));
+	o = json_at(json_get(t, "open"), 1);
+	ASSERT_EQ(2, json_get(o, "path")->count);
+	ASSERT_STREQ("schedule_vol()", json_str(json_at(json_get(o, "path"), 1)));
+	ASSERT_EQ_U64(517241, json_u64(json_get(o, "inclusive_ns")));
+	ASSERT_EQ_U64(517241, json_u64(json_get(o, "exclusive_ns")));
+	/* the children block ran nothing: no array */
+	ASSERT_NULL(json_get(json_at(json_get(doc, "threads"), 1), "open"));
+	json_free(doc);
+	run_result_free(&r);
+}

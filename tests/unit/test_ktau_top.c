@@ -23,7 +23,9 @@ struct fake_top {
 	char *env[5];
 };
 
-static int fake_init(struct fake_top *f)
+/* /proc/ktau/profile is fixture `first`, replaced by `then` after the
+ * first snapshot. */
+static int fake_init_with(struct fake_top *f, const char *first, const char *then)
 {
 	char *earlier;
 	int ret;
@@ -31,11 +33,11 @@ static int fake_init(struct fake_top *f)
 	f->root = make_tmpdir();
 	if (!f->root || !getenv("KTAU_TOP"))
 		return -1;
-	earlier = slurp(test_fixture("system.ktau"), NULL);
+	earlier = slurp(test_fixture(first), NULL);
 	ret = earlier ? write_tree_file(f->root, "ktau/profile", earlier) : -1;
 	free(earlier);
 	snprintf(f->procfs, sizeof(f->procfs), "KTAU_PROCFS=%s", f->root);
-	snprintf(f->later, sizeof(f->later), "LATER=%s", test_fixture("system-later.ktau"));
+	snprintf(f->later, sizeof(f->later), "LATER=%s", test_fixture(then));
 	snprintf(f->out, sizeof(f->out), "OUT=%s/out", f->root);
 	snprintf(f->top, sizeof(f->top), "TOP=%s", getenv("KTAU_TOP"));
 	f->env[0] = f->procfs;
@@ -44,6 +46,11 @@ static int fake_init(struct fake_top *f)
 	f->env[3] = f->top;
 	f->env[4] = NULL;
 	return ret;
+}
+
+static int fake_init(struct fake_top *f)
+{
+	return fake_init_with(f, "system.ktau", "system-later.ktau");
 }
 
 static void fake_free(struct fake_top *f)
@@ -106,6 +113,62 @@ TEST(top_batch_interval_is_the_difference)
 	ASSERT_NOT_NULL(second);
 	ASSERT_CONTAINS(second, " s, 3 processes, 0 shown, kernel 0.000 ms, waiting 0.000 ms\n");
 	ASSERT_NOT_CONTAINS(second, "newproc");
+	run_result_free(&r);
+}
+
+/* The WAIT_MS of process pid's row in the first interval; -1 if none. */
+static double first_wait_ms(const char *out, const char *row_start)
+{
+	char line[512], comm[64];
+	double kernel, pct, wait;
+	int pid, thr;
+
+	if (!line_starting(out, row_start, line, sizeof(line)) ||
+	    sscanf(line, "%d %63s %d %lf %lf %lf", &pid, comm, &thr, &kernel, &pct, &wait) != 6)
+		return -1;
+	return wait;
+}
+
+/*
+ * Calls running at one or both reads count the part of their time inside
+ * the interval: blocked all along (open at both reads), blocked and then
+ * returned (open, then completed), and a reading whose running call grew
+ * more than the interval (skew): clamped at the interval.
+ */
+TEST(top_running_calls_count_inside_the_interval)
+{
+	struct fake_top f;
+	struct run_result r;
+	char line[512];
+	double seconds = 0, wait;
+	const char *first;
+
+	ASSERT_EQ(0, fake_init_with(&f, "system-open.ktau", "system-open-later.ktau"));
+	ASSERT_EQ(0, top_growing(&f, &r, NULL));
+	fake_free(&f);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("", r.err);
+	first = strstr(r.out, "ktau-top: interval 1 of 2, ");
+	ASSERT_NOT_NULL(first);
+	ASSERT_EQ(1, sscanf(first, "ktau-top: interval 1 of 2, %lf s,", &seconds));
+	ASSERT_TRUE(seconds > 0.9 && seconds < 30);
+	ASSERT_CONTAINS(first, " s, 3 processes, 3 shown, kernel 0.500 ms, waiting ");
+	/* read() blocked at both reads: 500 - 100 ms, no call completed */
+	ASSERT_NOT_NULL(line_starting(first, "800 blocked 1 0.000 0.00 400.000 0 read 0", line,
+				      sizeof(line)));
+	/* blocked at the first read, returned before the second: the rest of
+	 * its time, and its call */
+	ASSERT_NOT_NULL(line_starting(first, "810 finisher 1 0.500 ", line, sizeof(line)));
+	ASSERT_CONTAINS(line, " 399.500 1 read 1");
+	ASSERT_EQ(399.5, first_wait_ms(first, "810 finisher"));
+	/* 99 s more in a ~1 s interval: never more than the interval */
+	wait = first_wait_ms(first, "820 skewed");
+	ASSERT_TRUE(wait > 0);
+	ASSERT_TRUE(wait <= seconds * 1000.0 + 0.001);
+	ASSERT_TRUE(wait >= seconds * 1000.0 - 1.0);
+	/* nothing ran between the second and the third read */
+	ASSERT_CONTAINS(strstr(r.out, "ktau-top: interval 2 of 2, "),
+			" s, 3 processes, 0 shown, kernel 0.000 ms, waiting 0.000 ms\n");
 	run_result_free(&r);
 }
 
