@@ -266,6 +266,15 @@ static int ktau_block_flatten(struct ktau_block *blk)
 		if (!(i % 64))
 			cond_resched();
 	}
+	/*
+	 * A recursive routine's inner calls add exclusive time only, which
+	 * its outer call's inclusive time covers, unless a control change
+	 * discarded that outer call after an inner one completed.
+	 */
+	for (i = 0; blk->flat && i < blk->flat->nrec; i++) {
+		e = &blk->flat->rec[i];
+		e->excl = min(e->excl, e->incl);
+	}
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * (kernel-ext/kernel/ktau/control_parse.c, the same file the kernel
  * builds): it must never read past the buffer, and what it accepts must
  * be a known operation, with groups only for enable/disable and only
- * bits of known groups.
+ * bits of known groups, and limits only within their documented ranges.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,7 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	if (ktau_control_parse(buf, size, groups, NR_GROUPS, &cmd) == 0) {
-		if (cmd.op > KTAU_CONTROL_DISABLE)
+		if (cmd.op > KTAU_CONTROL_LIMIT_RECORDS)
+			abort();
+		if (cmd.op == KTAU_CONTROL_LIMIT_MEMORY &&
+		    (cmd.value < KTAU_LIMIT_MEMORY_MIN || cmd.value > KTAU_LIMIT_MEMORY_MAX))
+			abort();
+		if (cmd.op == KTAU_CONTROL_LIMIT_RECORDS &&
+		    (cmd.value < KTAU_LIMIT_RECORDS_MIN || cmd.value > KTAU_LIMIT_RECORDS_MAX))
 			abort();
 		if (cmd.op == KTAU_CONTROL_ENABLE || cmd.op == KTAU_CONTROL_DISABLE) {
 			if (!cmd.groups || (cmd.groups & ~((1UL << NR_GROUPS) - 1)))
