@@ -51,6 +51,8 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
 	rm -rf "$BUILD/guest-share"
+	# 1 GiB: the 4000-thread attack of t_hostile on the KASAN kernel
+	export QEMU_MEM=${QEMU_MEM:-1G}
 	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \
 		--kernel "$BUILD/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 		--timeout "${GUEST_TIMEOUT:-600}" --log "$BUILD/qemu-check.log" \

@@ -282,10 +282,18 @@ static uint64_t process_dropped(pid_t pid)
 	return dropped;
 }
 
+static unsigned long default_limit;
+
 static void restore(void)
 {
+	char cmd[64];
+
 	ktr_ctl("start");
 	ktr_ctl("enable all");
+	if (default_limit) {
+		snprintf(cmd, sizeof(cmd), "limit memory %lu", default_limit);
+		ktr_ctl(cmd);
+	}
 }
 
 /* ---- the checks ---------------------------------------------------------- */
@@ -427,7 +435,11 @@ int main(void)
 		ktr_fail("root", "must run as root");
 		return ktr_exit();
 	}
+	/* the bounds below are stated for an 8 MiB limit, whatever the RAM */
+	default_limit = control_number("memory", "limit=");
 	restore();
+	if (ktr_ctl("limit memory 8M"))
+		ktr_fail("limit", "limit memory 8M: %s", strerror(errno));
 	attack_100();
 	attack_4000();
 	restore();
