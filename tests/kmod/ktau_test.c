@@ -368,6 +368,7 @@ static void test_skew(unsigned int cpu, s64 cycles)
  */
 static void test_skew_frame(s64 cycles)
 {
+#ifdef CONFIG_KTAU
 	int fid = ktau_get_fid("ktau_test_skewed", KTAU_GROUP_KERNEL);
 	struct ktau_task *kt = &current->ktau;
 	unsigned long flags;
@@ -385,6 +386,9 @@ static void test_skew_frame(s64 cycles)
 	local_irq_restore(flags);
 	ktau_stop_fid(fid);
 	snprintf(result, sizeof(result), "skewframe ok depth=%u\n", depth);
+#else
+	snprintf(result, sizeof(result), "skewframe no ktau\n");
+#endif
 }
 
 /* ---- kthread -------------------------------------------------------- */
