@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1018,4 +1019,66 @@ int ktr_event_find(const struct ktr_block *b, const char *name,
 		found++;
 	}
 	return found;
+}
+
+ssize_t ktr_read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 || !len ? -1 : read(fd, buf, len - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static void worker_process(int nthreads, void *(*fn)(void *), int ready, int go)
+{
+	pthread_t t[64];
+	char c = 1;
+
+	if (nthreads > (int)(sizeof(t) / sizeof(t[0])))
+		_exit(2);
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, fn, NULL))
+			_exit(2);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	if (write(ready, &c, 1) != 1)
+		_exit(3);
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+pid_t ktr_worker_fork(int nthreads, void *(*fn)(void *), int *ready, int *go)
+{
+	int r[2], g[2];
+	pid_t pid;
+
+	if (pipe(r))
+		return -1;
+	if (pipe(g)) {
+		close(r[0]);
+		close(r[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(r[0]);
+		close(g[1]);
+		worker_process(nthreads, fn, r[1], g[0]);
+	}
+	close(r[1]);
+	close(g[0]);
+	if (pid < 0) {
+		close(r[0]);
+		close(g[1]);
+		return -1;
+	}
+	*ready = r[0];
+	*go = g[1];
+	return pid;
 }

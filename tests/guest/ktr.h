@@ -180,6 +180,17 @@ static inline uint64_t ktr_ms_cycles(uint64_t tsc_khz, uint64_t ms)
 	return tsc_khz * ms;
 }
 
+/* Reads at most len - 1 bytes of a small file (one read()) into buf,
+ * NUL-terminated; the length, or -1. */
+ssize_t ktr_read_small(const char *path, char *buf, size_t len);
+
+/* A worker process: forks a child that runs nthreads threads of fn, joins
+ * them, writes one byte to the pipe read by *ready, then waits until *go
+ * (a pipe's write end) is closed and exits 0 (2: a thread could not
+ * start, 3: ready could not be written).  Returns the child's pid, or -1
+ * with errno set. */
+pid_t ktr_worker_fork(int nthreads, void *(*fn)(void *), int *ready, int *go);
+
 /* /proc/ktau/control */
 #define KTR_CONTROL "/proc/ktau/control"
 /* One open(O_WRONLY) + ONE write() of len bytes.  Returns 0 if the write

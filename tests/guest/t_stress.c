@@ -12,12 +12,17 @@
  * exactly WORKERS x CALLS with every thread gone, and this process's
  * children total grew by exactly that plus CHILD_CALLS per fork.
  *
- * Phase 2 (control races): the same load while a controller thread cycles
+ * Phase 2 (other groups switched): the same load, exact again, while a
+ * switcher thread turns every group but syscall off and on; the worker
+ * threads call getpid() until OTHER_SWITCHES switches are done and count
+ * their calls: a change of one group never costs another's routines a call.
+ *
+ * Phase 3 (control races): the same load while a controller thread cycles
  * through clear, stop, start, startclr and disable/enable of every group.
  * Every read must still parse, with excl <= incl; counts may only drop
  * across a clear.  Recording is restored at the end.
  *
- * Phase 3 (memory pressure, kernels with CONFIG_FAILSLAB): a thread whose
+ * Phase 4 (memory pressure, kernels with CONFIG_FAILSLAB): a thread whose
  * every slab allocation fails (failslab, task filter) makes 1000 getpid()
  * calls under 1000 distinct user contexts: its table cannot grow, so what
  * finds no room is counted as dropped, never lost silently; when the
@@ -38,6 +43,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -55,6 +61,27 @@ static const char *self_exe;
 static pid_t worker_pid;
 static atomic_int stop_load;
 static atomic_long reads_done, forks_done, read_errors, decreases, ctl_writes;
+static atomic_long other_switches;
+
+/*
+ * Shared with the worker process: under LOAD_OTHER_GROUPS its threads
+ * call getpid() until `stop`, for as long as the switcher needs, and
+ * add up their calls in `calls`.
+ */
+struct worker_shared {
+	atomic_int until_stopped;
+	atomic_int stop;
+	atomic_long calls;
+};
+static struct worker_shared *shared;
+
+/*
+ * Group switches during the other-groups load: KTAU_STRESS_SWITCHES (from
+ * the kernel command line; scripts/check-long.sh asks for more), else
+ * OTHER_SWITCHES, 5 to 15 s of switching under QEMU.
+ */
+#define OTHER_SWITCHES	60
+static long other_switches_wanted = OTHER_SWITCHES;
 static atomic_int clear_epoch;	/* odd while a clear may be in progress */
 static char first_error[256];
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,28 +119,20 @@ static double now(void)
 
 static void *worker_thread(void *arg)
 {
+	long n = 0;
+
 	(void)arg;
-	getpids(CALLS);
+	if (!atomic_load(&shared->until_stopped)) {
+		getpids(CALLS);
+		n = CALLS;
+	} else {
+		while (!atomic_load(&shared->stop)) {
+			getpids(100);
+			n += 100;
+		}
+	}
+	atomic_fetch_add(&shared->calls, n);
 	return NULL;
-}
-
-/* Runs WORKERS threads, reports on `ready` when all are joined, then
- * waits to be killed or for `go` to close. */
-static void worker_main(int ready, int go)
-{
-	pthread_t t[WORKERS];
-	char c = 1;
-
-	for (int i = 0; i < WORKERS; i++)
-		if (pthread_create(&t[i], NULL, worker_thread, NULL))
-			_exit(2);
-	for (int i = 0; i < WORKERS; i++)
-		pthread_join(t[i], NULL);
-	if (write(ready, &c, 1) != 1)
-		_exit(3);
-	while (read(go, &c, 1) > 0)
-		;
-	_exit(0);
 }
 
 /* ---- readers ---- */
@@ -276,7 +295,33 @@ static void *controller(void *arg)
 	return NULL;
 }
 
+/* Every group but syscall, off and on, as fast as the control file takes it. */
+static void *switcher(void *arg)
+{
+	static const char *const groups[] = { "softirq", "irq", "sched", "exception",
+					      "kernel", "event" };
+	char cmd[64];
+
+	(void)arg;
+	for (unsigned int i = 0; !atomic_load(&stop_load); i++) {
+		const char *g = groups[i % 6];
+
+		snprintf(cmd, sizeof(cmd), "disable %s", g);
+		ctl(cmd);
+		snprintf(cmd, sizeof(cmd), "enable %s", g);
+		ctl(cmd);
+		atomic_fetch_add(&other_switches, 1);
+	}
+	return NULL;
+}
+
 /* ---- phases ---- */
+
+enum load_control {
+	LOAD_PLAIN,		/* no control change */
+	LOAD_OTHER_GROUPS,	/* switcher(): counts stay exact */
+	LOAD_CONTROL,		/* controller(): clears, stops, every group */
+};
 
 static uint64_t children_getpid(void)
 {
@@ -293,34 +338,38 @@ static uint64_t children_getpid(void)
 	return c;
 }
 
-/* Runs the load; with `control`, races the control file against it. */
-static int run_load(int control, double *secs)
+/* Runs the load, racing the control file against it as @control says. */
+static int run_load(enum load_control control, double *secs)
 {
 	pthread_t r[READERS], f, c;
-	int ready[2], go[2], status;
+	int ready, go, status;
 	char ch;
 	double t0 = now();
 
-	if (pipe(ready) || pipe(go))
+	atomic_store(&shared->until_stopped, control == LOAD_OTHER_GROUPS);
+	atomic_store(&shared->stop, 0);
+	atomic_store(&shared->calls, 0);
+	worker_pid = ktr_worker_fork(WORKERS, worker_thread, &ready, &go);
+	if (worker_pid < 0) {
+		note_error("the worker process: %s", strerror(errno));
 		return -1;
-	worker_pid = fork();
-	if (worker_pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		worker_main(ready[1], go[0]);
 	}
-	close(ready[1]);
-	close(go[0]);
 	atomic_store(&stop_load, 0);
 	for (int i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, reader, NULL);
 	pthread_create(&f, NULL, forker, NULL);
-	if (control)
-		pthread_create(&c, NULL, controller, NULL);
+	if (control != LOAD_PLAIN)
+		pthread_create(&c, NULL, control == LOAD_CONTROL ? controller : switcher,
+			       NULL);
+	if (control == LOAD_OTHER_GROUPS) {
+		while (atomic_load(&other_switches) < other_switches_wanted)
+			usleep(10000);
+		atomic_store(&shared->stop, 1);
+	}
 
-	if (read(ready[0], &ch, 1) != 1)
+	if (read(ready, &ch, 1) != 1)
 		note_error("the worker process died");
-	if (!control) {
+	if (control != LOAD_CONTROL) {
 		uint64_t calls = 0;
 		char path[64];
 		struct ktr_profile p;
@@ -331,12 +380,15 @@ static int run_load(int control, double *secs)
 
 			if (b)
 				ktr_func(b, "getpid", &calls, NULL, NULL);
-			ktr_check(b && calls == (uint64_t)WORKERS * CALLS && b->threads == 1 &&
-				  b->exited_threads == WORKERS, "exited-threads-exact",
+			uint64_t want = (uint64_t)atomic_load(&shared->calls);
+
+			ktr_check(b && calls == want && b->threads == 1 &&
+				  b->exited_threads == WORKERS,
+				  control == LOAD_PLAIN ? "exited-threads-exact" :
+				  "other-groups-exited-threads-exact",
 				  "worker process: getpid %" PRIu64 " with %ld live and %ld exited "
-				  "threads; expected %d with 1 live and %d exited", calls,
-				  b ? b->threads : -1, b ? b->exited_threads : -1, WORKERS * CALLS,
-				  WORKERS);
+				  "threads; expected %" PRIu64 " with 1 live and %d exited", calls,
+				  b ? b->threads : -1, b ? b->exited_threads : -1, want, WORKERS);
 			ktr_free(&p);
 		}
 	} else {
@@ -346,35 +398,45 @@ static int run_load(int control, double *secs)
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	pthread_join(f, NULL);
-	if (control)
+	if (control != LOAD_PLAIN)
 		pthread_join(c, NULL);
-	close(go[1]);
+	close(go);
 	waitpid(worker_pid, &status, 0);
-	close(ready[0]);
+	close(ready);
 	*secs = now() - t0;
 	return 0;
 }
 
-static void phase_exact(void)
+static void phase_exact(enum load_control control)
 {
 	uint64_t before = children_getpid(), after, want;
+	const char *pfx = control == LOAD_PLAIN ? "" : "other-groups-";
+	char name[64];
 	double secs;
 
 	atomic_store(&forks_done, 0);
-	run_load(0, &secs);
+	atomic_store(&other_switches, 0);
+	run_load(control, &secs);
 	after = children_getpid();
-	want = (uint64_t)WORKERS * CALLS + (uint64_t)atomic_load(&forks_done) * CHILD_CALLS;
-	ktr_check(after - before == want, "children-exact",
-		  "children getpid grew by %" PRIu64 ", expected %" PRIu64 " (%d x %d worker "
-		  "calls + %ld forks x %d)", after - before, want, WORKERS, CALLS,
+	want = (uint64_t)atomic_load(&shared->calls) +
+	       (uint64_t)atomic_load(&forks_done) * CHILD_CALLS;
+	snprintf(name, sizeof(name), "%schildren-exact", pfx);
+	ktr_check(after - before == want, name,
+		  "children getpid grew by %" PRIu64 ", expected %" PRIu64 " (%ld worker "
+		  "calls + %ld forks x %d)", after - before, want, atomic_load(&shared->calls),
 		  atomic_load(&forks_done), CHILD_CALLS);
-	ktr_check(atomic_load(&read_errors) == 0, "reads-consistent", "%ld bad reads; first: %s",
+	snprintf(name, sizeof(name), "%sreads-consistent", pfx);
+	ktr_check(atomic_load(&read_errors) == 0, name, "%ld bad reads; first: %s",
 		  atomic_load(&read_errors), first_error);
-	ktr_check(atomic_load(&decreases) == 0, "counts-monotonic",
+	snprintf(name, sizeof(name), "%scounts-monotonic", pfx);
+	ktr_check(atomic_load(&decreases) == 0, name,
 		  "the worker's getpid count went down %ld times", atomic_load(&decreases));
-	ktr_info("exact", "%d threads x %d getpid, %d readers: %ld complete reads, %ld forks "
-		  "(half exec), %.1f s", WORKERS, CALLS, READERS, atomic_load(&reads_done),
-		  atomic_load(&forks_done), secs);
+	ktr_info(control == LOAD_PLAIN ? "exact" : "other-groups",
+		 "%d threads, %ld getpid, %d readers: %ld complete reads, %ld forks "
+		 "(half exec), %ld switches of other groups, %.1f s", WORKERS,
+		 atomic_load(&shared->calls), READERS,
+		 atomic_load(&reads_done), atomic_load(&forks_done),
+		 atomic_load(&other_switches), secs);
 }
 
 static void phase_control(void)
@@ -383,7 +445,7 @@ static void phase_control(void)
 	long reads0 = atomic_load(&reads_done);
 
 	atomic_store(&forks_done, 0);
-	run_load(1, &secs);
+	run_load(LOAD_CONTROL, &secs);
 	ktr_ctl("enable all");
 	ktr_ctl("start");
 	ktr_check(atomic_load(&read_errors) == 0, "control-race-reads-consistent",
@@ -579,8 +641,17 @@ int main(int argc, char **argv)
 			self_exe = exe;
 		}
 	}
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (shared == MAP_FAILED) {
+		perror("t_stress: mmap");
+		return 2;
+	}
+	if (getenv("KTAU_STRESS_SWITCHES"))
+		other_switches_wanted = strtol(getenv("KTAU_STRESS_SWITCHES"), NULL, 10);
 	ktr_init("stress");
-	phase_exact();
+	phase_exact(LOAD_PLAIN);
+	phase_exact(LOAD_OTHER_GROUPS);
 	phase_control();
 	phase_pressure();
 	return ktr_exit();
