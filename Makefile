@@ -5,6 +5,7 @@ USER_BUILD := $(BUILD)/user
 KCONFIG    ?= qemu
 KSRC       ?=
 KBASE      ?= tinyconfig
+KMODULES   ?= all
 TIMEOUT    ?= 300
 FUZZ_SECONDS ?= 60
 
@@ -24,6 +25,8 @@ help:
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
+	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
+	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
@@ -34,7 +37,7 @@ deps:
 	@scripts/deps.sh
 
 kernel:
-	@KSRC='$(KSRC)' KBASE='$(KBASE)' scripts/build-kernel.sh $(KCONFIG)
+	@KSRC='$(KSRC)' KBASE='$(KBASE)' KMODULES='$(KMODULES)' scripts/build-kernel.sh $(KCONFIG)
 	@ln -sf bzImage-$(KCONFIG) $(KERNEL_IMAGE)
 
 lib:
@@ -77,6 +80,14 @@ demo: deps kernel initramfs
 
 check: deps
 	@scripts/check.sh
+
+# longer checks, run before landing kernel changes (not in `make check`)
+.PHONY: check-long check-debian
+check-long: deps
+	@BUILD=$(BUILD) scripts/check-long.sh
+
+check-debian: deps
+	@BUILD=$(BUILD) scripts/check-debian-config.sh
 
 fuzz:
 	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz

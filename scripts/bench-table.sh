@@ -76,6 +76,7 @@ END {
 	row("3 ktau on (vs 1)", "on", "nokt")
 	row("3b ktau on, + kernel, event (vs 1)", "all", "nokt")
 	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
+	row("4b ktau on, the last context word gone (vs 1)", "ctxgone", "nokt")
 	row("5 tracing kernel, ktau off", "trace_base", "")
 	row("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")
 	row("5b kprobe on __x64_sys_getpid (vs 5)", "kprobe_getpid", "trace_base")
@@ -110,6 +111,10 @@ END {
 	printf "%-52s %-50s %s\n", "goal (issue 7)", "measured", "result"
 	a = added("on", "nokt")
 	goal("ktau on: <= 60 added instructions per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 60)
+	b = added("on", "nokt")
+	a = added("ctxgone", "nokt")
+	goal("the last context word gone: within 2 of row 3 per syscall",
+		a == "" ? "-" : each, (a == "" || b == "") ? "" : a <= b + 2)
 	a = added("off", "nokt")
 	goal("ktau off at run time: <= 4 added per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 4)
 	goal("memory: <= 1 KiB per typical task",

@@ -47,6 +47,7 @@ export KCONFIG
 run "kernel build ($KCONFIG)" make -s -C "$top" kernel KCONFIG="$KCONFIG"
 run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel-style.sh"
 run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
+run "patched files compile under Debian's config" "$top/scripts/check-debian-config.sh" --objects
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
@@ -63,13 +64,6 @@ else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi
 
-passed=$(grep -c '^PASS: ' "$results")
-failed=$(grep -c '^FAIL: ' "$results")
-if [ "$failed" -gt 0 ]; then
-	echo
-	echo "failed:"
-	grep '^FAIL: ' "$results" | sed 's/^/  /'
-fi
-echo "full log: $log"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# shellcheck source=scripts/summary.sh
+. "$top/scripts/summary.sh"
+summary "$results" "$log"
