@@ -28,10 +28,10 @@ control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
 
 # Row 3 of the issue: these groups on; "all" adds the kernel and event
 # groups (read() then also records its read_bytes event).  The user
-# context runs last: once a context word is registered, every system call
-# takes the out-of-line timers for the rest of the boot.
+# context rows run last: "ctx" with a word registered, "ctxgone" after
+# the last registered word is gone (system calls back to row "on").
 ON_GROUPS='syscall softirq irq sched exception'
-ktau_rows() {	# off, on, all, ctx
+ktau_rows() {	# off, on, all, ctx, ctxgone
 	control 'disable all'
 	$B/syscost off
 	control "enable $ON_GROUPS"
@@ -41,6 +41,8 @@ ktau_rows() {	# off, on, all, ctx
 	control 'disable all'
 	control "enable $ON_GROUPS"
 	$B/syscost ctx --context || echo "BENCH ctx.unavailable the kernel refused the user context word"
+	$B/syscost ctxgone --context-gone ||
+		echo "BENCH ctxgone.unavailable the kernel refused the user context word"
 	control 'enable all'
 }
 

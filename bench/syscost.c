@@ -5,13 +5,16 @@
  * `qemu -icount shift=0` (see icount.h); each value is the minimum over
  * several runs minus the same loop with an empty body.
  *
- *   syscost LABEL [--context]
+ *   syscost LABEL [--context | --context-gone]
  *
  * Prints "BENCH LABEL.OP VALUE" for OP in getpid read16 close_ebadf
  * pipe_rtt page_fault.  --context registers a ktau user context word
  * (prctl(PR_KTAU_SET_CONTEXT)) and stores a routine id into it before
  * each operation, as libktau's merged profiler does; it fails (exit 1)
- * when the kernel refuses the word.  "syscost --calibrate" checks the
+ * when the kernel refuses the word.  --context-gone registers a word and
+ * unregisters it before measuring: once the last registered word is gone,
+ * system calls must cost what they did before any was registered.
+ * "syscost --calibrate" checks the
  * clock: a 2-instruction loop must read 2.000 per iteration.
  * Exit status: 0 done, 1 a system call failed, 2 bad usage.
  */
@@ -187,8 +190,10 @@ int main(int argc, char **argv)
 		calibrate();
 		return 0;
 	}
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--context"))) {
-		fprintf(stderr, "usage: syscost LABEL [--context] | syscost --calibrate\n");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "--context") && strcmp(argv[2], "--context-gone"))) {
+		fprintf(stderr, "usage: syscost LABEL [--context | --context-gone] | "
+			"syscost --calibrate\n");
 		return 2;
 	}
 	label = argv[1];
@@ -198,6 +203,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		s.word = &word;
+		if (!strcmp(argv[2], "--context-gone")) {
+			if (prctl(PR_KTAU_SET_CONTEXT, 0UL, 0UL, 0UL, 0UL)) {
+				perror("syscost: prctl(PR_KTAU_SET_CONTEXT, 0)");
+				return 1;
+			}
+			s.word = NULL;
+		}
 	}
 	s.zero_fd = open("/dev/zero", O_RDONLY);
 	if (s.zero_fd < 0) {
