@@ -183,10 +183,12 @@ esac
 # leaving the virtio-9p share without an interrupt and its mount hung.
 cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi ktaumode=$MODE${APPEND:+ $APPEND}"
 # One TCG thread for all vCPUs: with QEMU 7.2's multi-threaded TCG, a vCPU
-# was seen executing a stale int3 after the kernel had finished patching a
-# static branch (text_poke_bp) and synced every CPU: an "Oops: int3" in
-# about 1 of 3 boots that toggled ktau groups repeatedly, never with one
-# thread (0 of 10).  The guest still has QEMU_SMP CPUs, interleaved.
+# executes a stale int3 after the kernel has finished patching a static
+# branch (text_poke_bp) and synced every CPU: an "Oops: int3".  QEMU's, not
+# ktau's: perf's stock static keys on a kernel built with CONFIG_KTAU=n hit
+# it in 9 of 10 boots, never with one thread or -icount (QEMU translated
+# without the page lock; fixed in 8.1 by "accel/tcg: Always lock pages
+# before translation").  The guest still has QEMU_SMP CPUs, interleaved.
 qemu=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
 	-accel "${QEMU_ACCEL:-tcg,thread=single}"
 	-machine pc -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
