@@ -8,12 +8,23 @@ KBASE      ?= tinyconfig
 TIMEOUT    ?= 300
 FUZZ_SECONDS ?= 60
 
+# `make install`: where the user space goes (DESTDIR is prepended to each)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+INSTALL_VARS = PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
+	INCLUDEDIR='$(INCLUDEDIR)' MANDIR='$(MANDIR)' DESTDIR='$(DESTDIR)'
+
 
 KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
-	check check-unit check-guest check-kernel-style clean distclean fuzz
+	check check-unit check-guest check-kernel-style clean distclean fuzz \
+	install uninstall
 
 help:
 	@echo 'ktau make targets:'
@@ -24,6 +35,9 @@ help:
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
+	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
+	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
+	@echo '  make uninstall remove what make install put there (same variables)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
@@ -52,6 +66,17 @@ guest-tests:
 	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
 
 user: lib tools guest-tests
+
+# Each makefile installs and uninstalls its own files.  The tools are the
+# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.0;
+# see tools/static-tool.mk).
+INSTALL_DIRS := libktau tools paraprof-export
+
+install uninstall:
+	@echo '==> $@: $(DESTDIR)$(PREFIX)'
+	@for dir in $(INSTALL_DIRS); do \
+		$(MAKE) -s -C $$dir BUILD=$(USER_BUILD) $(INSTALL_VARS) $@ || exit 1; \
+	done
 
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
 .PHONY: bench-programs
