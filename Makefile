@@ -24,7 +24,7 @@ INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
-	install uninstall
+	install uninstall deb
 
 help:
 	@echo 'ktau make targets:'
@@ -38,6 +38,7 @@ help:
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
 	@echo '  make uninstall remove what make install put there (same variables)'
+	@echo '  make deb       Debian packages libktau0, libktau-dev, ktau-tools: $(BUILD)/deb/'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
@@ -68,8 +69,8 @@ guest-tests:
 user: lib tools guest-tests
 
 # Each makefile installs and uninstalls its own files.  The tools are the
-# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.0;
-# see tools/static-tool.mk).
+# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.0,
+# as `make deb` builds them; see tools/static-tool.mk).
 INSTALL_DIRS := libktau tools paraprof-export
 
 install uninstall:
@@ -77,6 +78,10 @@ install uninstall:
 	@for dir in $(INSTALL_DIRS); do \
 		$(MAKE) -s -C $$dir BUILD=$(USER_BUILD) $(INSTALL_VARS) $@ || exit 1; \
 	done
+
+# Debian packages of the user space, from debian/ (dpkg-buildpackage)
+deb:
+	@BUILD=$(BUILD) scripts/deb.sh
 
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
 .PHONY: bench-programs
