@@ -7,11 +7,12 @@ set -eu
 # Test: QEMU, a static busybox for the guest, checkers of our output,
 # clang and its libFuzzer runtime for the parsers' fuzz targets.
 # Bench: strace and perf, copied into the make bench guest with their libraries.
-# Install: pkg-config, to build a program against the installed tree; man.
+# Install: pkg-config, to build a program against the installed tree; man;
+# debhelper and lintian for make deb (dpkg-dev comes with build-essential).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 clang libclang-rt-14-dev strace linux-perf
-pkg-config man-db"
+pkg-config man-db debhelper lintian"
 
 missing=
 for p in $pkgs; do

@@ -24,11 +24,11 @@ source_manpages() {
 		-name '*.[1-8]' -printf '%f\n' | sort
 }
 
-# check_manpage LABEL FILE: FILE is a man page that formats without a
+# check_manpage LABEL FILE: FILE is a man page (or a .gz of one) that formats without a
 # warning and names its subject in NAME.
 check_manpage() {
 	local label=$1 file=$2 name out err
-	name=$(basename "$file")
+	name=$(basename "$file" .gz)
 	name=${name%.*}
 	if ! command -v man >/dev/null 2>&1; then
 		if head -n 20 "$file" | grep -q "^\\.TH \"\\?${name^^}"; then
