@@ -1,6 +1,8 @@
 # Helpers of tests/install/check-install.sh and check-deb.sh: PASS/FAIL
 # lines, and the checks every installed tree gets (`make install` into a
 # DESTDIR, or the Debian packages extracted).  Sourced after setting `top`.
+# Under pipefail, a pipe into grep lets grep read it all (no -q): a writer
+# cut off by an early exit would fail the pipe.
 # shellcheck shell=bash disable=SC2034,SC2154 # top: set, failed: read by the caller
 
 here=$top/tests/install
@@ -24,6 +26,44 @@ source_manpages() {
 		-name '*.[1-8]' -printf '%f\n' | sort
 }
 
+# expected_files LIB MANEXT: the paths under /usr of the files ktau
+# installs: headers, the library files in LIB (lib, lib/x86_64-linux-gnu),
+# the tools, and the man pages with MANEXT ("", ".gz") after their names.
+expected_files() {
+	local lib=$1 manext=$2 f
+	for f in "$top"/libktau/include/*.h; do
+		echo "include/${f##*/}"
+	done
+	for f in libktau.a libktau.so libktau.so.0 pkgconfig/ktau.pc; do
+		echo "$lib/$f"
+	done
+	source_tools | sed 's|^|bin/|'
+	source_manpages | sed -E "s|^(.*)\\.([1-8])\$|share/man/man\\2/\\1.\\2$manext|"
+}
+
+# check_files LABEL USR IGNORE EXPECTED...: each EXPECTED path is under USR,
+# and nothing else is but paths matching the extended regex IGNORE.
+check_files() {
+	local label=$1 usr=$2 ignore=$3 missing='' extra f
+	shift 3
+	for f in "$@"; do
+		[ -e "$usr/$f" ] || missing="$missing $f"
+	done
+	if [ -n "$missing" ]; then
+		fail "$label: every file is there" "missing under /usr:$missing"
+	else
+		pass "$label: every file is there ($(source_tools | wc -l) tools, $(source_manpages | wc -l) man pages, header, ktau.pc, .a, .so)"
+	fi
+	extra=$(comm -13 <(printf '%s\n' "$@" | sort) \
+		<(cd "$usr" && find . ! -type d | sed 's|^\./||' | sort) |
+		grep -Ev "$ignore" | tr '\n' ' ' || true)
+	if [ -n "$extra" ]; then
+		fail "$label: nothing else is there" "also under /usr: $extra"
+	else
+		pass "$label: nothing else is there"
+	fi
+}
+
 # check_manpage LABEL FILE: FILE is a man page (or a .gz of one) that formats without a
 # warning and names its subject in NAME.
 check_manpage() {
@@ -31,7 +71,7 @@ check_manpage() {
 	name=$(basename "$file" .gz)
 	name=${name%.*}
 	if ! command -v man >/dev/null 2>&1; then
-		if head -n 20 "$file" | grep -q "^\\.TH \"\\?${name^^}"; then
+		if zcat -f "$file" | grep "^\\.TH \"\\?${name^^} " >/dev/null; then
 			pass "$label: man page $name (.TH; man not installed, not formatted)"
 		else
 			fail "$label: man page $name" "no .TH ${name^^} line"
@@ -43,7 +83,7 @@ check_manpage() {
 		fail "$label: man page $name" "man -l failed: $(head -n 3 "$err")"
 	elif [ -s "$err" ]; then
 		fail "$label: man page $name" "groff warnings: $(head -n 3 "$err")"
-	elif ! printf '%s\n' "$out" | grep -A 2 '^NAME' | grep -q "$name"; then
+	elif ! printf '%s\n' "$out" | grep -A 2 '^NAME' | grep "$name" >/dev/null; then
 		fail "$label: man page $name" "its NAME section does not name $name"
 	else
 		pass "$label: man page $name formats (man -l, no warnings)"
@@ -55,10 +95,10 @@ check_manpage() {
 check_help() {
 	local label=$1 bin=$2 name out rc
 	name=$(basename "$bin")
-	out=$("$bin" --help 2>/dev/null) && rc=0 || rc=$?
+	out=$("$bin" --help 2>/dev/null </dev/null) && rc=0 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "$label: $name --help" "exit status $rc"
-	elif ! printf '%s\n' "$out" | head -n 1 | grep -q "^Usage: $name "; then
+	elif ! printf '%s\n' "$out" | head -n 1 | grep "^Usage: $name " >/dev/null; then
 		fail "$label: $name --help" "stdout does not start with 'Usage: $name'"
 	else
 		pass "$label: $name --help"
@@ -78,6 +118,30 @@ check_no_runpath() {
 
 # oneline TEXT: TEXT's lines joined by ", "
 oneline() { printf '%s\n' "$1" | paste -sd, - | sed 's/,/, /g'; }
+
+# check_programs LABEL USR MANEXT LIBDIR: every man page under USR (its
+# name + MANEXT) formats; every tool has no RPATH/RUNPATH and answers
+# --help, and one linked against libktau.so.0 loads it from LIBDIR.
+check_programs() {
+	local label=$1 usr=$2 manext=$3 libdir=$4 p t loaded
+	local -a pages tools
+	mapfile -t pages < <(source_manpages)
+	mapfile -t tools < <(source_tools)
+	for p in "${pages[@]}"; do
+		check_manpage "$label" "$usr/share/man/man${p##*.}/$p$manext"
+	done
+	for t in "${tools[@]}"; do
+		check_no_runpath "$label" "$usr/bin/$t"
+		if readelf -d "$usr/bin/$t" | grep 'NEEDED.*\[libktau' >/dev/null; then
+			loaded=$(LD_LIBRARY_PATH=$libdir ldd "$usr/bin/$t" | grep libktau || true)
+			if [[ $loaded != *"libktau.so.0 => $libdir/libktau.so.0 "* ]]; then
+				fail "$label: $t loads $libdir/libktau.so.0" "ldd: ${loaded:-no libktau}"
+				continue
+			fi
+		fi
+		LD_LIBRARY_PATH=$libdir check_help "$label" "$usr/bin/$t"
+	done
+}
 
 # expected_counts PROFILE: what ktau-count prints after its version line,
 # counted from the lines of a saved version-1 profile text.
@@ -133,10 +197,10 @@ check_pkgconfig_build() {
 	if ! got=$("$cc" -std=c11 -Wall -Wextra -Werror $cflags -o "$work/count-dyn" \
 			"$here/ktau-count.c" $libs 2>&1); then
 		fail "$label: dynamic build with pkg-config" "$got"
-	elif ! readelf -d "$work/count-dyn" | grep -q 'NEEDED.*\[libktau\.so\.0\]'; then
+	elif ! readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau\.so\.0\]' >/dev/null; then
 		fail "$label: dynamic build with pkg-config" "not linked against libktau.so.0"
 	elif ! LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" |
-			grep -q "libktau\\.so\\.0 => $libdir/libktau\\.so\\.0"; then
+			grep "libktau\\.so\\.0 => $libdir/libktau\\.so\\.0" >/dev/null; then
 		fail "$label: dynamic build with pkg-config" \
 			"libktau.so.0 is not loaded from $libdir: $(LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" | grep ktau)"
 	elif ! got=$(LD_LIBRARY_PATH=$libdir "$work/count-dyn" "$fixture" 2>&1); then
@@ -152,7 +216,7 @@ check_pkgconfig_build() {
 	if ! got=$("$cc" -static -std=c11 -Wall -Wextra -Werror $cflags \
 			-o "$work/count-static" "$here/ktau-count.c" $slibs 2>&1); then
 		fail "$label: static build with pkg-config --static" "$got"
-	elif readelf -d "$work/count-static" 2>/dev/null | grep -q NEEDED; then
+	elif readelf -d "$work/count-static" 2>/dev/null | grep NEEDED >/dev/null; then
 		fail "$label: static build with pkg-config --static" "the program needs shared libraries"
 	elif ! got=$(env -u LD_LIBRARY_PATH "$work/count-static" "$fixture" 2>&1); then
 		fail "$label: static build with pkg-config --static" "ktau-count failed: $got"
