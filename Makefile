@@ -112,7 +112,7 @@ fuzz:
 	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 clean:
-	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS)
+	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS) $(BUILD)/deb $(BUILD)/deb-src
 
 distclean:
 	rm -rf $(BUILD)
