@@ -9,12 +9,23 @@ KMODULES   ?= all
 TIMEOUT    ?= 300
 FUZZ_SECONDS ?= 60
 
+# `make install`: where the user space goes (DESTDIR is prepended to each)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+INSTALL_VARS = PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
+	INCLUDEDIR='$(INCLUDEDIR)' MANDIR='$(MANDIR)' DESTDIR='$(DESTDIR)'
+
 
 KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
-	check check-unit check-guest check-kernel-style clean distclean fuzz
+	check check-unit check-guest check-kernel-style clean distclean fuzz \
+	install uninstall deb
 
 help:
 	@echo 'ktau make targets:'
@@ -25,6 +36,10 @@ help:
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
+	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
+	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
+	@echo '  make uninstall remove what make install put there (same variables)'
+	@echo '  make deb       Debian packages libktau0, libktau-dev, ktau-tools: $(BUILD)/deb/'
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
@@ -55,6 +70,21 @@ guest-tests:
 	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
 
 user: lib tools guest-tests
+
+# Each makefile installs and uninstalls its own files.  The tools are the
+# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.0,
+# as `make deb` builds them; see tools/static-tool.mk).
+INSTALL_DIRS := libktau tools paraprof-export
+
+install uninstall:
+	@echo '==> $@: $(DESTDIR)$(PREFIX)'
+	@for dir in $(INSTALL_DIRS); do \
+		$(MAKE) -s -C $$dir BUILD=$(USER_BUILD) $(INSTALL_VARS) $@ || exit 1; \
+	done
+
+# Debian packages of the user space, from debian/ (dpkg-buildpackage)
+deb:
+	@BUILD=$(BUILD) scripts/deb.sh
 
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
 .PHONY: bench-programs
@@ -93,7 +123,7 @@ fuzz:
 	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 clean:
-	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS)
+	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS) $(BUILD)/deb $(BUILD)/deb-src
 
 distclean:
 	rm -rf $(BUILD)

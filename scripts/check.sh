@@ -35,6 +35,8 @@ run() {
 }
 
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+run "install" "$top/tests/install/check-install.sh"
+run "deb" "$top/tests/install/check-deb.sh"
 run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the

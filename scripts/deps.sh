@@ -8,9 +8,12 @@ set -eu
 # clang and its libFuzzer runtime for the parsers' fuzz targets.
 # Bench: strace and perf, copied into the make bench guest with their libraries.
 # Debian's kernel config (linux-config-6.12), which make check compiles ktau under.
+# Install: pkg-config, to build a program against the installed tree; man;
+# debhelper and lintian for make deb (dpkg-dev comes with build-essential).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
-clang libclang-rt-14-dev strace linux-perf linux-config-6.12"
+clang libclang-rt-14-dev strace linux-perf linux-config-6.12
+pkg-config man-db debhelper lintian"
 
 missing=
 for p in $pkgs; do

@@ -1,11 +1,23 @@
 # Rules shared by the makefiles of ktau's command-line tools (tools/,
 # paraprof-export/).  Each sets TOOLS, OBJDIR and MANPAGES, then includes
-# this file.  The tools are linked statically against libktau.a: they run
-# in a busybox-static initramfs that has no libc.
+# this file.
+#
+# TOOL_LINK=static (the default): fully static binaries, linked against
+# libktau.a.  They run in a busybox-static initramfs that has no libc, and
+# `make install` installs them: they depend on nothing at run time.
+# TOOL_LINK=shared: linked against libktau.so.0 (no RPATH; the library is
+# found in the system's library path), for the Debian packages, whose
+# policy forbids static binaries.  Use a separate BUILD for each mode.
+#
+#   make BUILD=/abs/build/user install PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=
+#   make BUILD=/abs/build/user uninstall PREFIX=... DESTDIR=   (the same files)
 
 BUILD ?= $(abspath $(CURDIR)/../build/user)
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
+TOOL_LINK ?= static
 
 TOOLS_SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
@@ -14,12 +26,27 @@ CFLAGS ?= -O2
 TOOL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
 	-I$(TOOLS_SRC)/../libktau/include -I$(TOOLS_SRC) $(CFLAGS)
 
-BINDIR := $(BUILD)/bin
-LIBKTAU := $(BUILD)/lib/libktau.a
+# where the binaries are built
+OUTBIN := $(BUILD)/bin
 COMMON_OBJS += $(OBJDIR)/tool.o
 
-.PHONY: all install clean FORCE
-all: $(addprefix $(BINDIR)/,$(TOOLS))
+ifeq ($(TOOL_LINK),static)
+LIBKTAU := $(BUILD)/lib/libktau.a
+TOOL_LINKFLAGS := -static
+TOOL_LIBS := $(LIBKTAU) -lm
+else ifeq ($(TOOL_LINK),shared)
+LIBKTAU := $(BUILD)/lib/libktau.so
+TOOL_LINKFLAGS :=
+TOOL_LIBS := -L$(BUILD)/lib -lktau -lm
+else
+$(error TOOL_LINK must be static or shared, not '$(TOOL_LINK)')
+endif
+
+# $(LINK_TOOL) links $@ from the objects among its prerequisites
+LINK_TOOL = $(CC) $(TOOL_LINKFLAGS) -o $@ $(filter %.o,$^) $(TOOL_LIBS) $(LDFLAGS)
+
+.PHONY: all install uninstall clean FORCE
+all: $(addprefix $(OUTBIN)/,$(TOOLS))
 
 # Always ask libktau's make: it knows whether its sources changed.
 $(LIBKTAU): FORCE
@@ -31,21 +58,25 @@ $(OBJDIR)/tool.o: $(TOOLS_SRC)/tool.c | $(OBJDIR)
 $(OBJDIR)/%.o: %.c | $(OBJDIR)
 	$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJDIR) $(BINDIR):
+$(OBJDIR) $(OUTBIN):
 	mkdir -p $@
 
 # A tool's own extra objects are prerequisites of its binary, e.g.
-#   $(BINDIR)/ktau-run: $(OBJDIR)/child-run.o
-$(BINDIR)/%: $(OBJDIR)/%.o $(COMMON_OBJS) $(LIBKTAU) | $(BINDIR)
-	$(CC) -static -o $@ $(filter %.o,$^) $(LIBKTAU) -lm $(LDFLAGS)
+#   $(OUTBIN)/ktau-run: $(OBJDIR)/child-run.o
+$(OUTBIN)/%: $(OBJDIR)/%.o $(COMMON_OBJS) $(LIBKTAU) | $(OUTBIN)
+	$(LINK_TOOL)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(addprefix $(BINDIR)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(addprefix $(OUTBIN)/,$(TOOLS)) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS)) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(MANPAGES))
 
 clean:
-	rm -rf $(OBJDIR) $(addprefix $(BINDIR)/,$(TOOLS))
+	rm -rf $(OBJDIR) $(addprefix $(OUTBIN)/,$(TOOLS))
 
 .SECONDARY:
 

@@ -1,0 +1,229 @@
+# Helpers of tests/install/check-install.sh and check-deb.sh: PASS/FAIL
+# lines, and the checks every installed tree gets (`make install` into a
+# DESTDIR, or the Debian packages extracted).  Sourced after setting `top`.
+# Under pipefail, a pipe into grep lets grep read it all (no -q): a writer
+# cut off by an early exit would fail the pipe.
+# shellcheck shell=bash disable=SC2034,SC2154 # top: set, failed: read by the caller
+
+here=$top/tests/install
+failed=0
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1: $2"
+	failed=1
+}
+
+# The tools: every tools/*.c and paraprof-export/*.c that has a main(),
+# found from the sources rather than from the makefiles' lists.
+source_tools() {
+	grep -l '^int main(' "$top"/tools/*.c "$top"/paraprof-export/*.c |
+		sed 's|.*/||; s|\.c$||' | sort
+}
+
+# The man pages: every page in the source tree.
+source_manpages() {
+	find "$top/tools" "$top/paraprof-export" "$top/libktau" "$top/docs" \
+		-name '*.[1-8]' -printf '%f\n' | sort
+}
+
+# expected_files LIB MANEXT: the paths under /usr of the files ktau
+# installs: headers, the library files in LIB (lib, lib/x86_64-linux-gnu),
+# the tools, and the man pages with MANEXT ("", ".gz") after their names.
+expected_files() {
+	local lib=$1 manext=$2 f
+	for f in "$top"/libktau/include/*.h; do
+		echo "include/${f##*/}"
+	done
+	for f in libktau.a libktau.so libktau.so.0 pkgconfig/ktau.pc; do
+		echo "$lib/$f"
+	done
+	source_tools | sed 's|^|bin/|'
+	source_manpages | sed -E "s|^(.*)\\.([1-8])\$|share/man/man\\2/\\1.\\2$manext|"
+}
+
+# check_files LABEL USR IGNORE EXPECTED...: each EXPECTED path is under USR,
+# and nothing else is but paths matching the extended regex IGNORE.
+check_files() {
+	local label=$1 usr=$2 ignore=$3 missing='' extra f
+	shift 3
+	for f in "$@"; do
+		[ -e "$usr/$f" ] || missing="$missing $f"
+	done
+	if [ -n "$missing" ]; then
+		fail "$label: every file is there" "missing under /usr:$missing"
+	else
+		pass "$label: every file is there ($(source_tools | wc -l) tools, $(source_manpages | wc -l) man pages, header, ktau.pc, .a, .so)"
+	fi
+	extra=$(comm -13 <(printf '%s\n' "$@" | sort) \
+		<(cd "$usr" && find . ! -type d | sed 's|^\./||' | sort) |
+		grep -Ev "$ignore" | tr '\n' ' ' || true)
+	if [ -n "$extra" ]; then
+		fail "$label: nothing else is there" "also under /usr: $extra"
+	else
+		pass "$label: nothing else is there"
+	fi
+}
+
+# check_manpage LABEL FILE: FILE is a man page (or a .gz of one) that formats without a
+# warning and names its subject in NAME.
+check_manpage() {
+	local label=$1 file=$2 name out err
+	name=$(basename "$file" .gz)
+	name=${name%.*}
+	if ! command -v man >/dev/null 2>&1; then
+		if zcat -f "$file" | grep "^\\.TH \"\\?${name^^} " >/dev/null; then
+			pass "$label: man page $name (.TH; man not installed, not formatted)"
+		else
+			fail "$label: man page $name" "no .TH ${name^^} line"
+		fi
+		return
+	fi
+	err=$(mktemp)
+	if ! out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -P cat -l "$file" 2>"$err"); then
+		fail "$label: man page $name" "man -l failed: $(head -n 3 "$err")"
+	elif [ -s "$err" ]; then
+		fail "$label: man page $name" "groff warnings: $(head -n 3 "$err")"
+	elif ! printf '%s\n' "$out" | grep -A 2 '^NAME' | grep "$name" >/dev/null; then
+		fail "$label: man page $name" "its NAME section does not name $name"
+	else
+		pass "$label: man page $name formats (man -l, no warnings)"
+	fi
+	rm -f "$err"
+}
+
+# check_help LABEL BIN: BIN --help exits 0 with its usage on stdout.
+check_help() {
+	local label=$1 bin=$2 name out rc
+	name=$(basename "$bin")
+	out=$("$bin" --help 2>/dev/null </dev/null) && rc=0 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "$label: $name --help" "exit status $rc"
+	elif ! printf '%s\n' "$out" | head -n 1 | grep "^Usage: $name " >/dev/null; then
+		fail "$label: $name --help" "stdout does not start with 'Usage: $name'"
+	else
+		pass "$label: $name --help"
+	fi
+}
+
+# check_no_runpath LABEL FILE: an ELF file without RPATH or RUNPATH.
+check_no_runpath() {
+	local label=$1 file=$2 paths
+	paths=$(readelf -d "$file" 2>/dev/null | grep -E '\((RPATH|RUNPATH)\)' || true)
+	if [ -n "$paths" ]; then
+		fail "$label: $(basename "$file") has no RPATH/RUNPATH" "$paths"
+	else
+		pass "$label: $(basename "$file") has no RPATH/RUNPATH"
+	fi
+}
+
+# oneline TEXT: TEXT's lines joined by ", "
+oneline() { printf '%s\n' "$1" | paste -sd, - | sed 's/,/, /g'; }
+
+# check_programs LABEL USR MANEXT LIBDIR: every man page under USR (its
+# name + MANEXT) formats; every tool has no RPATH/RUNPATH and answers
+# --help, and one linked against libktau.so.0 loads it from LIBDIR.
+check_programs() {
+	local label=$1 usr=$2 manext=$3 libdir=$4 p t loaded
+	local -a pages tools
+	mapfile -t pages < <(source_manpages)
+	mapfile -t tools < <(source_tools)
+	for p in "${pages[@]}"; do
+		check_manpage "$label" "$usr/share/man/man${p##*.}/$p$manext"
+	done
+	for t in "${tools[@]}"; do
+		check_no_runpath "$label" "$usr/bin/$t"
+		if readelf -d "$usr/bin/$t" | grep 'NEEDED.*\[libktau' >/dev/null; then
+			loaded=$(LD_LIBRARY_PATH=$libdir ldd "$usr/bin/$t" | grep libktau || true)
+			if [[ $loaded != *"libktau.so.0 => $libdir/libktau.so.0 "* ]]; then
+				fail "$label: $t loads $libdir/libktau.so.0" "ldd: ${loaded:-no libktau}"
+				continue
+			fi
+		fi
+		LD_LIBRARY_PATH=$libdir check_help "$label" "$usr/bin/$t"
+	done
+}
+
+# expected_counts PROFILE: what ktau-count prints after its version line,
+# counted from the lines of a saved version-1 profile text.
+expected_counts() {
+	awk '$1 == "ktau-profile" { v = $2 } $1 == "tsc_khz" { t = $2 }
+	     $1 == "task" { b++ } $1 == "func" { f++ } $1 == "edge" { e++ }
+	     $1 == "event" { ev++ }
+	     END { printf "profile %d\ntsc_khz %s\nblocks %d\nfuncs %d\nedges %d\nevents %d\n",
+	                  v, t, b, f, e, ev }' "$1"
+}
+
+# check_pkgconfig_build LABEL ROOT PCDIR WORK: build tests/install/ktau-count.c
+# against the tree installed under ROOT (its ktau.pc in PCDIR) with
+# pkg-config only, dynamically and statically (`pkg-config --static`),
+# run both on a saved profile and compare with the profile's own lines.
+check_pkgconfig_build() {
+	local label=$1 root=$2 pcdir=$3 work=$4
+	local fixture=$top/tests/unit/fixtures/system.ktau
+	local cc=${CC:-cc} cflags libs slibs modversion libdir want got flag
+	local pc=(env PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_LIBDIR="$pcdir"
+		PKG_CONFIG_PATH= PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
+		PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config)
+
+	if ! command -v pkg-config >/dev/null 2>&1; then
+		fail "$label: pkg-config build" "pkg-config is not installed (run 'make deps')"
+		return
+	fi
+	if ! modversion=$("${pc[@]}" --modversion ktau 2>&1); then
+		fail "$label: pkg-config finds ktau.pc in $pcdir" "$modversion"
+		return
+	fi
+	cflags=$("${pc[@]}" --cflags ktau)
+	libs=$("${pc[@]}" --libs ktau)
+	slibs=$("${pc[@]}" --static --libs ktau)
+	# pkgconf puts the sysroot in front of variables too, pkg-config does not
+	libdir=$("${pc[@]}" --variable=libdir ktau)
+	[ "${libdir:0:${#root}}" = "$root" ] || libdir=$root$libdir
+	for flag in $cflags $libs; do
+		case $flag in
+		-I* | -L*)
+			if [ "${flag:2:${#root}}" != "$root" ] || [ ! -d "${flag:2}" ]; then
+				fail "$label: ktau.pc's paths are the install paths" \
+					"$flag is not a directory under $root"
+				return
+			fi
+			;;
+		esac
+	done
+	pass "$label: ktau.pc's -I and -L paths are the install paths"
+	want=$(printf 'version %s\n' "$modversion"; expected_counts "$fixture")
+
+	# shellcheck disable=SC2086 # pkg-config's flags are word lists
+	if ! got=$("$cc" -std=c11 -Wall -Wextra -Werror $cflags -o "$work/count-dyn" \
+			"$here/ktau-count.c" $libs 2>&1); then
+		fail "$label: dynamic build with pkg-config" "$got"
+	elif ! readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau\.so\.0\]' >/dev/null; then
+		fail "$label: dynamic build with pkg-config" "not linked against libktau.so.0"
+	elif ! LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" |
+			grep "libktau\\.so\\.0 => $libdir/libktau\\.so\\.0" >/dev/null; then
+		fail "$label: dynamic build with pkg-config" \
+			"libktau.so.0 is not loaded from $libdir: $(LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" | grep ktau)"
+	elif ! got=$(LD_LIBRARY_PATH=$libdir "$work/count-dyn" "$fixture" 2>&1); then
+		fail "$label: dynamic build with pkg-config" "ktau-count failed: $got"
+	elif [ "$got" != "$want" ]; then
+		fail "$label: dynamic build with pkg-config" \
+			"read $(oneline "$got") from system.ktau; the file has $(oneline "$want")"
+	else
+		pass "$label: dynamic build with pkg-config --cflags --libs ktau reads a profile ($(oneline "$got"))"
+	fi
+
+	# shellcheck disable=SC2086
+	if ! got=$("$cc" -static -std=c11 -Wall -Wextra -Werror $cflags \
+			-o "$work/count-static" "$here/ktau-count.c" $slibs 2>&1); then
+		fail "$label: static build with pkg-config --static" "$got"
+	elif readelf -d "$work/count-static" 2>/dev/null | grep NEEDED >/dev/null; then
+		fail "$label: static build with pkg-config --static" "the program needs shared libraries"
+	elif ! got=$(env -u LD_LIBRARY_PATH "$work/count-static" "$fixture" 2>&1); then
+		fail "$label: static build with pkg-config --static" "ktau-count failed: $got"
+	elif [ "$got" != "$want" ]; then
+		fail "$label: static build with pkg-config --static" \
+			"read $(oneline "$got") from system.ktau; the file has $(oneline "$want")"
+	else
+		pass "$label: static build with pkg-config --static --libs ktau reads a profile"
+	fi
+}
