@@ -10,8 +10,11 @@
  * ktau__model_stacks(): every callpath and every routine's own remainder,
  * with [calls, exclusive ns] at its leaf, so pprof's "flat" is exclusive
  * time and its "cum" the inclusive time it derives from the stacks. Each
- * sample carries the labels thread (the label) and node, context, thread_id.
- * One function and one location (id = function id) per distinct name.
+ * sample carries the labels thread (the thread's label, a string) and
+ * node, context, thread_id (numbers with unit "id", written even when 0:
+ * go tool pprof drops a numeric label whose num and unit are both
+ * absent). One function and one location (id = function id) per distinct
+ * name.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,7 +29,7 @@ enum {
 	PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
 	LOCATION_ID = 1, LOCATION_LINE = 4, LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
 };
@@ -148,6 +151,9 @@ static size_t function_id(struct pprof_tables *tb, const char *name)
 	return ++tb->nr_functions;
 }
 
+/* The unit of the numeric labels node, context and thread_id. */
+#define LABEL_ID_UNIT "id"
+
 struct sample_ctx {
 	struct pprof_tables *tb;
 	const struct ktau_model_thread *t;
@@ -156,16 +162,24 @@ struct sample_ctx {
 	int with_calls;		/* a calls value before the metric's */
 };
 
+/* A string label (str non-NULL) or a numeric one: key and num, num
+ * written even when 0, with its unit so that readers keep it. */
 static int add_label(struct sample_ctx *c, const char *key, const char *str,
 		     uint64_t num)
 {
-	size_t k = str_id(c->tb, key), s = str ? str_id(c->tb, str) : 0;
+	size_t k = str_id(c->tb, key);
+	size_t v = str_id(c->tb, str ? str : LABEL_ID_UNIT);
 
-	if (k == SIZE_MAX || s == SIZE_MAX)
+	if (k == SIZE_MAX || v == SIZE_MAX)
 		return -ENOMEM;
 	pb_uint(&c->sub, LABEL_KEY, k);
-	pb_uint(&c->sub, LABEL_STR, s);
-	pb_uint(&c->sub, LABEL_NUM, num);
+	if (str) {
+		pb_uint(&c->sub, LABEL_STR, v);
+	} else {
+		pb_key(&c->sub, LABEL_NUM, WIRE_VARINT);
+		pb_varint(&c->sub, num);
+		pb_uint(&c->sub, LABEL_NUM_UNIT, v);
+	}
 	pb_sub(&c->msg, SAMPLE_LABEL, &c->sub);
 	return 0;
 }
