@@ -407,9 +407,10 @@ TEST(export_pprof_read_by_protoc)
 	ASSERT_EQ(0, protoc_decode(path, &r));
 	ASSERT_STREQ("", r.err);
 	ASSERT_EQ(0, r.status);
-	/* values: [calls, time] */
+	/* values: [calls, time, event count, event sum] */
 	ASSERT_EQ_U64(model_excl_total(m), protoc_value_total(r.out, 1, &samples));
-	ASSERT_EQ(12, samples);
+	/* 12 stacks, 3 events with samples (2 read_bytes, "bytes; read") */
+	ASSERT_EQ(15, samples);
 	ASSERT_CONTAINS(r.out, "string_table: \"\"\n");
 	ASSERT_CONTAINS(r.out, "string_table: \"nanoseconds\"\n");
 	ASSERT_CONTAINS(r.out, "string_table: \"solve \\'it\\' now\"\n");
@@ -475,6 +476,23 @@ TEST(export_pprof_refuses_values_beyond_int64)
 	ASSERT_TRUE(asprintf(&path, "%s/p.pb", dir) > 0);
 	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
 	ASSERT_EQ(0, count_entries(dir));
+	ktau_model_free(m);
+	/* atomic events: a count, or a sum once rounded, beyond int64 */
+	m = ktau_model_new();
+	t = m ? ktau_model_add_thread(m, 0, 0, 0, NULL) : NULL;
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(0, ktau_model_add_event(t, "big", 1, 1, 1, 0x1p62, 1));
+	ASSERT_EQ(0, ktau_model_add_event(t, "negative", 1, -1, -1, -0x1p63, 1));
+	ASSERT_EQ(0, ktau_model_write_pprof(m, path));	/* the largest that fit */
+	ASSERT_EQ(0, ktau_model_add_event(t, "big", 1, 1, 1, 0x1p62, 1));	/* sum 2^63 */
+	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
+	ktau_model_free(m);
+	m = ktau_model_new();
+	t = m ? ktau_model_add_thread(m, 0, 0, 0, NULL) : NULL;
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(0, ktau_model_add_event(t, "many", (uint64_t)INT64_MAX + 1, 1, 1, 1, 1));
+	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
+	ASSERT_EQ(1, count_entries(dir));	/* the file that was written; nothing else */
 	remove_tree(dir);
 	free(dir);
 	free(path);
