@@ -35,9 +35,10 @@ struct tau_profile {
 };
 
 /* Parses a whole file's text: 0, or -1 with the reason in err. Checks the
- * counts, the header, GROUP= on every line, TAU_CALLPATH on callpaths,
- * a flat entry for every callpath element, no negative or non-finite
- * numbers, "0 aggregates", the userevents block. */
+ * counts, the header, GROUP= on every line, a flat entry for every
+ * callpath element, callpath groups "TAU_CALLPATH | <the leaf's primary
+ * group>" (its first word up to a blank or '|', as TAU writes them), no
+ * negative or non-finite numbers, "0 aggregates", the userevents block. */
 int tau_parse(const char *text, struct tau_profile *p, char *err, size_t errlen);
 void tau_free(struct tau_profile *p);
 

@@ -155,7 +155,7 @@ static int read_tau(const char *text, struct tau_file *f, char *err, size_t sz)
 			goto out;
 		}
 		if (strstr(name, "=>")) {
-			if (strcmp(group, "TAU_CALLPATH") || m >= 64) {
+			if (strncmp(group, "TAU_CALLPATH | ", 15) || m >= 64) {
 				snprintf(err, sz, "callpath group: %s", line);
 				goto out;
 			}
@@ -258,7 +258,7 @@ TEST(export_tau_directory_reads_back)
 			ASSERT_EQ(5, f.functions);
 			ASSERT_EQ(1, f.events);	/* "never" has no samples */
 			ASSERT_CONTAINS(text, "\"main => solve 'it' now => sys_read()\" 5 0 5 5 0 "
-				       "GROUP=\"TAU_CALLPATH\"\n");
+				       "GROUP=\"TAU_CALLPATH | TAU_KERNEL_MERGE\"\n");
 			ASSERT_CONTAINS(text, "<value>user &lt;&amp;&gt; &apos;thread&apos;</value>");
 			ASSERT_CONTAINS(text, "<value>a &lt; b &amp;&amp; c &gt; &apos;d&apos; next</value>");
 		}
@@ -548,7 +548,7 @@ TEST(ktau_export_formats_from_a_file)
 	if (read_tau(text, &f, err, sizeof(err)))
 		FAIL("%s", err);
 	ASSERT_CONTAINS(text, "\"sys_read() => page_fault()\" 2 0 2.931 2.931 0 "
-			"GROUP=\"TAU_CALLPATH\"");
+			"GROUP=\"TAU_CALLPATH | TAU_KERNEL_MERGE\"\n");
 	free(text);
 	text = read_rel(out, "profile.3.0.1");	/* the children block */
 	ASSERT_NOT_NULL(text);
