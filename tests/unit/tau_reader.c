@@ -240,6 +240,32 @@ out:
 	return ret;
 }
 
+int tau_parse_file(const char *dir, const char *name, struct tau_profile *p,
+		   char *err, size_t errlen)
+{
+	char path[4096], *text = NULL;
+	size_t size = 0;
+	FILE *in, *mem;
+	int c, ret;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	in = fopen(path, "r");
+	if (!in)
+		return fail(err, errlen, "cannot open %s", path);
+	mem = open_memstream(&text, &size);
+	while (mem && (c = getc(in)) != EOF)
+		putc(c, mem);
+	fclose(in);
+	if (!mem || fclose(mem)) {
+		free(text);
+		return fail(err, errlen, "out of memory reading %s", path);
+	}
+	ret = tau_parse(text, p, err, errlen);
+	free(text);
+	return ret;
+}
+
 void tau_free(struct tau_profile *p)
 {
 	size_t i;

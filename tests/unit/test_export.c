@@ -55,20 +55,6 @@ fail:
 	return NULL;
 }
 
-static uint64_t model_excl_total(const struct ktau_model *m)
-{
-	uint64_t sum = 0;
-	size_t i, j;
-
-	for (i = 0; i < ktau_model_thread_count(m); i++) {
-		const struct ktau_model_thread *t = ktau_model_thread(m, i);
-
-		for (j = 0; j < ktau_model_routine_count(t); j++)
-			sum += ktau_model_routine(t, j)->excl_ns;
-	}
-	return sum;
-}
-
 /* ---- an independent reader of TAU profile files (DESIGN.md) ---- */
 
 struct tau_file {
@@ -197,14 +183,6 @@ static int read_tau(const char *text, struct tau_file *f, char *err, size_t sz)
 out:
 	free(copy);
 	return ret;
-}
-
-static char *read_rel(const char *dir, const char *rel)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	return slurp(path, NULL);
 }
 
 static size_t count_entries(const char *dir)
@@ -752,7 +730,7 @@ static double tau_stacks_excl(const struct tau_profile *tp)
 TEST(export_v2_stacks_add_up_in_tau_and_pprof)
 {
 	struct ktau_model *m = three_deep_model();
-	char *dir = make_tmpdir(), *path = NULL, *text;
+	char *dir = make_tmpdir(), *path = NULL;
 	struct tau_profile tp;
 	struct run_result r;
 	char err[256];
@@ -761,10 +739,7 @@ TEST(export_v2_stacks_add_up_in_tau_and_pprof)
 	ASSERT_NOT_NULL(m);
 	ASSERT_NOT_NULL(dir);
 	ASSERT_EQ(0, ktau_model_write_tau(m, dir));
-	text = read_rel(dir, "profile.0.0.0");
-	ASSERT_NOT_NULL(text);
-	ASSERT_EQ(0, tau_parse(text, &tp, err, sizeof(err)));
-	free(text);
+	ASSERT_EQ(0, tau_parse_file(dir, "profile.0.0.0", &tp, err, sizeof(err)));
 	ASSERT_NOT_NULL(tau_find(&tp, "sys_read() => page_fault() => irq()"));
 	ASSERT_NULL(tau_find(&tp, "page_fault() => irq()"));
 	ASSERT_NEAR(0.2, tau_find(&tp, "sys_read() => page_fault() => irq()")->excl, 1e-9);
