@@ -365,15 +365,6 @@ static char *write_pprof(const struct ktau_model *m, const char *dir)
 	return path;
 }
 
-/* Without /usr/bin/<prog>, prints test's SKIP line and says so. */
-static bool skip_without(const char *prog, const char *test, const char *package)
-{
-	if (have_program(prog))
-		return false;
-	printf("SKIP: %s: %s is not installed (apt-get install %s)\n", test, prog, package);
-	return true;
-}
-
 TEST(export_pprof_labels_and_events_read_by_protoc)
 {
 	struct ktau_model *m = viewer_model();
@@ -389,9 +380,10 @@ TEST(export_pprof_labels_and_events_read_by_protoc)
 
 	path = write_pprof(m, dir);
 	ASSERT_NOT_NULL(path);
-	if (skip_without("protoc", "export_pprof_labels_and_events_read_by_protoc",
-			 "protobuf-compiler"))
-		goto out;
+	if (!have_program("protoc")) {
+		done(dir, path, m);
+		SKIP("protoc is not installed (apt-get install protobuf-compiler)");
+	}
 	ASSERT_EQ(0, protoc_decode(path, &r));
 	ASSERT_EQ(0, r.status);
 	ASSERT_STREQ("", r.err);
@@ -451,7 +443,6 @@ TEST(export_pprof_labels_and_events_read_by_protoc)
 		 node_key, id_unit);
 	ASSERT_EQ(t0_samples, count_of(r.out, raw_label));
 	run_result_free(&r);
-out:
 	done(dir, path, m);
 }
 
@@ -585,8 +576,10 @@ TEST(export_pprof_read_by_go_tool_pprof)
 
 	path = write_pprof(m, dir);
 	ASSERT_NOT_NULL(path);
-	if (skip_without("go", "export_pprof_read_by_go_tool_pprof", "golang-go"))
-		goto out;
+	if (!have_program("go")) {
+		done(dir, path, m);
+		SKIP("go is not installed (apt-get install golang-go)");
+	}
 	ASSERT_EQ(0, go_pprof(dir, &r, (const char *[]){ "-raw", NULL }, path));
 	ASSERT_EQ(0, r.status);
 	ASSERT_CONTAINS(r.out, "\nSamples:\ncalls/count time/nanoseconds[dflt] "
@@ -643,7 +636,6 @@ TEST(export_pprof_read_by_go_tool_pprof)
 		 node0_event_count(m));
 	ASSERT_NOT_NULL(line_starting(r.out, want, line, sizeof(line)));
 	run_result_free(&r);
-out:
 	done(dir, path, m);
 }
 
