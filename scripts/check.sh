@@ -1,8 +1,9 @@
 #!/bin/bash
 # `make check`: every test of the project, then one summary line.
 #
-# Each phase prints `PASS: name` / `FAIL: name: why` lines; a phase that
-# cannot even build reports one FAIL for itself.  The whole log is kept in
+# Each phase prints `PASS: name` / `FAIL: name: why` lines, and `SKIP: name:
+# why` where an optional reader is missing (shown, not counted); a phase
+# that cannot even build reports one FAIL for itself.  The whole log is kept in
 # build/check.log.  Exit status: 0 when nothing failed.
 set -uo pipefail
 
@@ -17,7 +18,7 @@ trap 'rm -f "$results"' EXIT
 
 say() { printf '==> %s\n' "$*" | tee -a "$log"; }
 
-# run NAME CMD...: run a phase, keep its PASS/FAIL lines, fail it if the
+# run NAME CMD...: run a phase, keep its PASS/FAIL/SKIP lines, fail it if the
 # command fails without having reported a FAIL itself.
 run() {
 	local name=$1 out rc
@@ -26,7 +27,7 @@ run() {
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >> "$log"
-	printf '%s\n' "$out" | grep -E '^(PASS|FAIL): ' | tee -a "$results"
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP): ' | tee -a "$results"
 	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL: '; then
 		printf 'FAIL: %s: exited %d; last lines:\n' "$name" "$rc" | tee -a "$results"
 		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    /'

@@ -4,15 +4,16 @@
 set -eu
 
 # Build: the kernel's own build dependencies, plus the tarball.
-# Test: QEMU, a static busybox for the guest, checkers of our output,
-# clang and its libFuzzer runtime for the parsers' fuzz targets.
+# Test: QEMU, a static busybox for the guest, checkers of our output
+# (golang-go for `go tool pprof`), clang and its libFuzzer runtime for the
+# parsers' fuzz targets.
 # Bench: strace and perf, copied into the make bench guest with their libraries.
 # Debian's kernel config (linux-config-6.12), which make check compiles ktau under.
 # Install: pkg-config, to build a program against the installed tree; man;
 # debhelper and lintian for make deb (dpkg-dev comes with build-essential).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
-clang libclang-rt-14-dev strace linux-perf linux-config-6.12
+golang-go clang libclang-rt-14-dev strace linux-perf linux-config-6.12
 pkg-config man-db debhelper lintian"
 
 missing=

@@ -489,8 +489,9 @@ KTAU_API const struct ktau_model_metadata *ktau_model_metadata(const struct ktau
  * tau:       directory dir (created if missing, not its parents) with one
  *            profile.<node>.<context>.<thread> per thread, as ParaProf reads.
  * pprof:     profile.proto (perftools.profiles.Profile), uncompressed; sample
- *            types calls/count and time/nanoseconds; one sample per stack
- *            (see ktau-export(1) and docs/export-formats.md).
+ *            types calls/count, time/nanoseconds, event_count/count and
+ *            event_sum/unit; one sample per stack and one per atomic event
+ *            with samples (see ktau-export(1) and docs/export-formats.md).
  * callgrind: callgrind format, event "ns" (exclusive time as self cost).
  * folded:    "label;root;...;leaf ns" lines for flamegraph.pl.
  * json:      docs/json-schema.md.

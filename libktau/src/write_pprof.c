@@ -5,15 +5,22 @@
  * fields are all it takes), written uncompressed -- `go tool pprof` and
  * `protoc --decode` read it as it is.
  *
- * Sample types: calls/count and time/nanoseconds (a sample model:
- * samples/count alone). One sample per stack of
- * ktau__model_stacks(): every callpath and every routine's own remainder,
- * with [calls, exclusive ns] at its leaf, so pprof's "flat" is exclusive
- * time and its "cum" the inclusive time it derives from the stacks. Each
- * sample carries the labels thread (the label) and node, context, thread_id.
- * One function and one location (id = function id) per distinct name.
+ * Sample types: calls/count, time/nanoseconds (a sample model: samples/count
+ * in their place), then event_count/count and event_sum/unit. One
+ * sample per stack of ktau__model_stacks(): every callpath and every
+ * routine's own remainder, with [calls, exclusive ns, 0, 0] at its leaf, so
+ * pprof's "flat" is exclusive time and its "cum" the inclusive time it
+ * derives from the stacks. pprof has no atomic events: each event with
+ * samples is one sample [0, 0, count, sum rounded to an integer] at a
+ * one-frame stack named by the event (TAU's name: "bytes : main => io" for
+ * a context event). Each sample carries the labels thread (the thread's
+ * label, a string) and node, context, thread_id (numbers with unit "id",
+ * written even when 0: go tool pprof drops a numeric label whose num and
+ * unit are both absent). One function and one location (id = function
+ * id) per distinct name.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +33,7 @@ enum {
 	PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
 	LOCATION_ID = 1, LOCATION_LINE = 4, LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
 };
@@ -148,6 +155,12 @@ static size_t function_id(struct pprof_tables *tb, const char *name)
 	return ++tb->nr_functions;
 }
 
+/* The unit of the numeric labels node, context and thread_id. */
+#define LABEL_ID_UNIT "id"
+
+/* Values per sample: [calls,] metric, event count, event sum. */
+enum { MAX_VALUES = 4 };
+
 struct sample_ctx {
 	struct pprof_tables *tb;
 	const struct ktau_model_thread *t;
@@ -156,34 +169,37 @@ struct sample_ctx {
 	int with_calls;		/* a calls value before the metric's */
 };
 
+/* A string label (str non-NULL) or a numeric one: key and num, num
+ * written even when 0, with its unit so that readers keep it. */
 static int add_label(struct sample_ctx *c, const char *key, const char *str,
 		     uint64_t num)
 {
-	size_t k = str_id(c->tb, key), s = str ? str_id(c->tb, str) : 0;
+	size_t k = str_id(c->tb, key);
+	size_t v = str_id(c->tb, str ? str : LABEL_ID_UNIT);
 
-	if (k == SIZE_MAX || s == SIZE_MAX)
+	if (k == SIZE_MAX || v == SIZE_MAX)
 		return -ENOMEM;
 	pb_uint(&c->sub, LABEL_KEY, k);
-	pb_uint(&c->sub, LABEL_STR, s);
-	pb_uint(&c->sub, LABEL_NUM, num);
+	if (str) {
+		pb_uint(&c->sub, LABEL_STR, v);
+	} else {
+		pb_key(&c->sub, LABEL_NUM, WIRE_VARINT);
+		pb_varint(&c->sub, num);
+		pb_uint(&c->sub, LABEL_NUM_UNIT, v);
+	}
 	pb_sub(&c->msg, SAMPLE_LABEL, &c->sub);
 	return 0;
 }
 
-static int add_sample(void *arg, const char *const *path, size_t depth,
-		      uint64_t calls, uint64_t excl_ns)
+/* One sample: the stack (root first; written leaf first), its values
+ * (each within int64), the thread's labels. */
+static int put_sample(struct sample_ctx *c, const char *const *path, size_t depth,
+		      const int64_t *values, size_t nr_values)
 {
-	struct sample_ctx *c = arg;
 	size_t i;
 	int ret;
 
-	if (!c->with_calls)
-		calls = 0;
-	if (!calls && !excl_ns)
-		return 0;
-	if (calls > INT64_MAX || excl_ns > INT64_MAX)
-		return -EOVERFLOW;
-	for (i = depth; i-- > 0;) {	/* leaf first */
+	for (i = depth; i-- > 0;) {
 		size_t id = function_id(c->tb, path[i]);
 
 		if (id == SIZE_MAX)
@@ -191,9 +207,8 @@ static int add_sample(void *arg, const char *const *path, size_t depth,
 		pb_varint(&c->sub, id);
 	}
 	pb_sub(&c->msg, SAMPLE_LOCATION_ID, &c->sub);
-	if (c->with_calls)
-		pb_varint(&c->sub, calls);
-	pb_varint(&c->sub, excl_ns);
+	for (i = 0; i < nr_values; i++)
+		pb_varint(&c->sub, (uint64_t)values[i]);	/* int64: two's complement */
 	pb_sub(&c->msg, SAMPLE_VALUE, &c->sub);
 	ret = add_label(c, "thread", c->t->label, 0);
 	if (!ret)
@@ -206,6 +221,50 @@ static int add_sample(void *arg, const char *const *path, size_t depth,
 		return ret;
 	pb_sub(c->out, PROFILE_SAMPLE, &c->msg);
 	return c->out->err;
+}
+
+static int add_sample(void *arg, const char *const *path, size_t depth,
+		      uint64_t calls, uint64_t excl_ns)
+{
+	struct sample_ctx *c = arg;
+	int64_t values[MAX_VALUES] = { 0 };
+	size_t n = 0;
+
+	if (!c->with_calls)
+		calls = 0;
+	if (!calls && !excl_ns)
+		return 0;
+	if (calls > INT64_MAX || excl_ns > INT64_MAX)
+		return -EOVERFLOW;
+	if (c->with_calls)
+		values[n++] = (int64_t)calls;
+	values[n++] = (int64_t)excl_ns;
+	return put_sample(c, path, depth, values, n + 2);	/* event count, sum: 0 */
+}
+
+/* The thread's events with samples, each at a one-frame stack of its name:
+ * [count, sum] after zeros for the stacks' values; the sum rounded to the
+ * nearest integer. -EOVERFLOW when either does not fit in int64. */
+static int add_events(struct sample_ctx *c)
+{
+	size_t i, n = c->with_calls ? 2 : 1;
+	int ret = 0;
+
+	for (i = 0; i < c->t->nr_events && !ret; i++) {
+		const struct ktau_model_event *e = &c->t->events[i];
+		int64_t values[MAX_VALUES] = { 0 };
+		double sum = round(e->sum);
+
+		if (!e->count)
+			continue;
+		/* 2^63 is exact as a double; INT64_MAX is not */
+		if (e->count > INT64_MAX || !(sum >= -0x1p63 && sum < 0x1p63))
+			return -EOVERFLOW;
+		values[n] = (int64_t)e->count;
+		values[n + 1] = (int64_t)sum;
+		ret = put_sample(c, &e->name, 1, values, n + 2);
+	}
+	return ret;
 }
 
 static int value_type(struct pprof_tables *tb, struct pb *out, struct pb *sub,
@@ -256,6 +315,10 @@ static int encode(const struct ktau_model *m, struct pprof_tables *tb, struct pb
 		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, metric->pprof_type,
 				 metric->pprof_unit);
 	if (!ret)
+		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "event_count", "count");
+	if (!ret)
+		ret = value_type(tb, out, &c.sub, PROFILE_SAMPLE_TYPE, "event_sum", "unit");
+	if (!ret)
 		ret = value_type(tb, out, &c.sub, PROFILE_PERIOD_TYPE, metric->pprof_type,
 				 metric->pprof_unit);
 	pb_uint(out, PROFILE_PERIOD, 1);
@@ -263,6 +326,8 @@ static int encode(const struct ktau_model *m, struct pprof_tables *tb, struct pb
 	for (i = 0; i < m->nr_threads && !ret; i++) {
 		c.t = m->threads[i];
 		ret = ktau__model_stacks(c.t, add_sample, &c);
+		if (!ret)
+			ret = add_events(&c);
 	}
 	if (!ret) {
 		put_functions(tb, out, &c.msg, &c.sub);

@@ -3,15 +3,19 @@
  * One thread as a TAU profile file (profile.<node>.<context>.<thread>), by
  * the rules of TAU's writer and ParaProf's reader (docs/export-formats.md):
  * "<N> templated_functions_MULTI_<metric>" (TIME or SAMPLES), the header line with XML metadata,
- * GROUP="..." on every function line, "0 aggregates", the userevents block
- * only when there are events with samples. Names are already in the model's
+ * GROUP="..." on every function line (a callpath's: "TAU_CALLPATH | <the
+ * leaf routine's primary group>", as TAU's own callpath profiler names
+ * it), "0 aggregates", the userevents block only when there are events
+ * with samples. Names are already in the model's
  * normal form: no quotes, single spaces, no "=>" in flat names.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "model_internal.h"
 
 #define CALLPATH_GROUP "TAU_CALLPATH"
+#define GROUP_SEPARATORS " |"
 
 /* XML character data: & < > " ' and the blanks the model keeps. */
 static void put_xml(FILE *out, const char *s)
@@ -59,15 +63,13 @@ static void put_metadata(FILE *out, const struct ktau_model_thread *t)
 	fputs("</metadata>", out);
 }
 
-/* Values scaled for the metric (time: microseconds), %.16G in the C
- * locale (the caller set it). */
+/* A function line up to its GROUP=: values scaled for the metric (time:
+ * microseconds), %.16G in the C locale (the caller set it). */
 static void put_function(FILE *out, const char *name, uint64_t calls, uint64_t subrs,
-			 uint64_t excl, uint64_t incl, const char *group,
-			 double divisor)
+			 uint64_t excl, uint64_t incl, double divisor)
 {
-	fprintf(out, "\"%s\" %" PRIu64 " %" PRIu64 " %.16G %.16G 0 GROUP=\"%s\"\n",
-		name, calls, subrs, (double)excl / divisor,
-		(double)incl / divisor, group);
+	fprintf(out, "\"%s\" %" PRIu64 " %" PRIu64 " %.16G %.16G 0 ",
+		name, calls, subrs, (double)excl / divisor, (double)incl / divisor);
 }
 
 static void put_events(FILE *out, const struct ktau_model_thread *t)
@@ -89,6 +91,30 @@ static void put_events(FILE *out, const struct ktau_model_thread *t)
 	}
 }
 
+/*
+ * A callpath's group, as TAU's profiler writes it: TAU_CALLPATH, " | ",
+ * then the primary group of its leaf routine -- that routine's first
+ * group, up to a blank or '|' ("TAU_KERNEL_MERGE | KTAU_SYSCALL" gives
+ * "TAU_KERNEL_MERGE"). Just TAU_CALLPATH when the leaf has no group.
+ */
+static void put_callpath_group(FILE *out, const struct ktau_model_thread *t,
+			       const struct ktau_model_callpath *c)
+{
+	size_t leaf = ktau__index_find(&t->routine_index, c->path[c->depth - 1]);
+	const char *group = "";
+	size_t len;
+
+	/* every element has its flat routine (ktau_model_add_callpath) */
+	if (leaf != KTAU_INDEX_NONE && t->routines[leaf].rec.group)
+		group = t->routines[leaf].rec.group;
+	group += strspn(group, GROUP_SEPARATORS);
+	len = strcspn(group, GROUP_SEPARATORS);
+	if (len)
+		fprintf(out, "GROUP=\"%s | %.*s\"\n", CALLPATH_GROUP, (int)len, group);
+	else
+		fputs("GROUP=\"" CALLPATH_GROUP "\"\n", out);
+}
+
 int ktau__emit_tau_thread(const struct ktau_model_thread *t, FILE *out)
 {
 	const struct ktau_metric_info *metric = ktau__metric_info(t->owner);
@@ -103,13 +129,15 @@ int ktau__emit_tau_thread(const struct ktau_model_thread *t, FILE *out)
 		const struct ktau_model_routine *r = &t->routines[i].rec;
 
 		put_function(out, r->name, r->calls, r->subrs, r->excl_ns, r->incl_ns,
-			     r->group, metric->tau_divisor);
+			     metric->tau_divisor);
+		fprintf(out, "GROUP=\"%s\"\n", r->group);
 	}
 	for (i = 0; i < t->nr_callpaths; i++) {
 		const struct ktau_model_callpath *c = &t->callpaths[i];
 
 		put_function(out, c->name, c->calls, c->subrs, c->excl_ns, c->incl_ns,
-			     CALLPATH_GROUP, metric->tau_divisor);
+			     metric->tau_divisor);
+		put_callpath_group(out, t, c);
 	}
 	fputs("0 aggregates\n", out);
 	put_events(out, t);

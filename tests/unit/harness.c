@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The runner: forks one child per test, prints PASS/FAIL lines. */
+/* The runner: forks one child per test, prints PASS/FAIL/SKIP lines. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -36,6 +36,16 @@ void test_fail(struct test_ctx *t, const char *file, int line, const char *fmt, 
 	va_end(ap);
 }
 
+void test_skip(struct test_ctx *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->skipped = 1;
+	va_start(ap, fmt);
+	vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
+	va_end(ap);
+}
+
 const char *test_fixture(const char *name)
 {
 	static char path[4096];
@@ -66,6 +76,12 @@ static void run_child(struct test_case *tc)
 		/* _exit: an assertion returns early, leaking on purpose */
 		_exit(3);
 	}
+	if (t.skipped) {
+		flatten(t.reason);
+		printf("SKIP: %s: %s\n", tc->name, t.reason);
+		fflush(stdout);
+		exit(4);	/* a skipped test frees what it holds too */
+	}
 	/* exit(), not _exit(): LeakSanitizer checks at exit */
 	exit(0);
 }
@@ -92,8 +108,8 @@ static void run_one(struct test_case *tc)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		printf("PASS: %s\n", tc->name);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		;	/* the child printed its FAIL line */
+	else if (WIFEXITED(status) && (WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
+		;	/* the child printed its FAIL or SKIP line */
 	else if (WIFEXITED(status))
 		printf("FAIL: %s: exited with status %d (sanitizer report on stderr?)\n",
 		       tc->name, WEXITSTATUS(status));

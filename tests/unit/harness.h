@@ -8,7 +8,9 @@
  *	}
  *
  * Every test runs in its own child process (a crash or a leak fails that
- * test only) and prints one line: "PASS: <name>" or "FAIL: <name>: <reason>".
+ * test only) and prints one line: "PASS: <name>" or "FAIL: <name>: <reason>",
+ * or "SKIP: <name>: <reason>" when it needs an optional tool that is
+ * missing (SKIP(), after freeing what it holds: leaks still fail).
  * The ASSERT_* macros end the test at the first failure; they may only be
  * used in the test body itself, not in helper functions (helpers return a
  * value the body asserts on).
@@ -24,6 +26,7 @@
 
 struct test_ctx {
 	int failed;
+	int skipped;
 	char reason[1024];
 };
 
@@ -36,6 +39,8 @@ struct test_case {
 void test_register(struct test_case *tc);
 void test_fail(struct test_ctx *t, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void test_skip(struct test_ctx *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Where the fixture files are (the FIXTURES environment variable). */
 const char *test_fixture(const char *name);
 
@@ -51,6 +56,13 @@ const char *test_fixture(const char *name);
 #define FAIL(...)							\
 	do {								\
 		test_fail(_t, __FILE__, __LINE__, __VA_ARGS__);		\
+		return;							\
+	} while (0)
+
+/* Ends the test as skipped, e.g. SKIP("go is not installed"). */
+#define SKIP(...)							\
+	do {								\
+		test_skip(_t, __VA_ARGS__);				\
 		return;							\
 	} while (0)
 

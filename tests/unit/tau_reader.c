@@ -97,15 +97,37 @@ static int parse_event(const char *line, struct tau_event *e, char *err, size_t 
 	return 0;
 }
 
-static bool has_flat(const struct tau_profile *p, const char *name, size_t len)
+static const struct tau_entry *find_flat(const struct tau_profile *p, const char *name,
+					 size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < p->nr_entries; i++)
 		if (!strstr(p->entries[i].name, "=>") && strlen(p->entries[i].name) == len &&
 		    !strncmp(p->entries[i].name, name, len))
-			return true;
-	return false;
+			return &p->entries[i];
+	return NULL;
+}
+
+/* TAU's callpath group: "TAU_CALLPATH | " and the leaf's primary group,
+ * its first word up to a blank or '|' (TAU's RtsLayer::PrimaryGroup);
+ * "TAU_CALLPATH" alone when the leaf has none. */
+static bool callpath_group_ok(const char *group, const char *leaf_group)
+{
+	char primary[512], want[600];
+	const char *g = leaf_group;
+	size_t n = 0;
+
+	while (*g == ' ' || *g == '|')
+		g++;
+	while (*g && *g != ' ' && *g != '|' && n + 1 < sizeof(primary))
+		primary[n++] = *g++;
+	primary[n] = '\0';
+	if (n)
+		snprintf(want, sizeof(want), "TAU_CALLPATH | %s", primary);
+	else
+		snprintf(want, sizeof(want), "TAU_CALLPATH");
+	return !strcmp(group, want);
 }
 
 static int check_callpaths(const struct tau_profile *p, char *err, size_t len)
@@ -115,22 +137,26 @@ static int check_callpaths(const struct tau_profile *p, char *err, size_t len)
 	for (i = 0; i < p->nr_entries; i++) {
 		const struct tau_entry *e = &p->entries[i];
 		const char *s = e->name;
+		const struct tau_entry *flat = NULL;
 
 		if (!strstr(s, "=>"))
 			continue;
-		if (strcmp(e->group, "TAU_CALLPATH"))
-			return fail(err, len, "callpath %s in group %s", s, e->group);
 		for (;;) {
 			const char *sep = strstr(s, SEP);
 			size_t n = sep ? (size_t)(sep - s) : strlen(s);
 
-			if (!has_flat(p, s, n))
+			flat = find_flat(p, s, n);
+			if (!flat)
 				return fail(err, len, "element '%.*s' of %s has no flat entry",
 					    (int)n, s, e->name);
 			if (!sep)
 				break;
 			s = sep + strlen(SEP);
 		}
+		/* flat: the leaf's entry */
+		if (!callpath_group_ok(e->group, flat->group))
+			return fail(err, len, "callpath %s in group '%s', its leaf in '%s'",
+				    e->name, e->group, flat->group);
 	}
 	return 0;
 }
@@ -211,6 +237,32 @@ int tau_parse(const char *text, struct tau_profile *p, char *err, size_t len)
 	ret = check_callpaths(p, err, len);
 out:
 	free(copy);
+	return ret;
+}
+
+int tau_parse_file(const char *dir, const char *name, struct tau_profile *p,
+		   char *err, size_t errlen)
+{
+	char path[4096], *text = NULL;
+	size_t size = 0;
+	FILE *in, *mem;
+	int c, ret;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	in = fopen(path, "r");
+	if (!in)
+		return fail(err, errlen, "cannot open %s", path);
+	mem = open_memstream(&text, &size);
+	while (mem && (c = getc(in)) != EOF)
+		putc(c, mem);
+	fclose(in);
+	if (!mem || fclose(mem)) {
+		free(text);
+		return fail(err, errlen, "out of memory reading %s", path);
+	}
+	ret = tau_parse(text, p, err, errlen);
+	free(text);
 	return ret;
 }
 

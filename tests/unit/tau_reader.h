@@ -35,10 +35,15 @@ struct tau_profile {
 };
 
 /* Parses a whole file's text: 0, or -1 with the reason in err. Checks the
- * counts, the header, GROUP= on every line, TAU_CALLPATH on callpaths,
- * a flat entry for every callpath element, no negative or non-finite
- * numbers, "0 aggregates", the userevents block. */
+ * counts, the header, GROUP= on every line, a flat entry for every
+ * callpath element, callpath groups "TAU_CALLPATH | <the leaf's primary
+ * group>" (its first word up to a blank or '|', as TAU writes them), no
+ * negative or non-finite numbers, "0 aggregates", the userevents block. */
 int tau_parse(const char *text, struct tau_profile *p, char *err, size_t errlen);
+/* tau_parse() of file dir/name; -1 with the reason in err also when it
+ * cannot be read. */
+int tau_parse_file(const char *dir, const char *name, struct tau_profile *p,
+		   char *err, size_t errlen);
 void tau_free(struct tau_profile *p);
 
 const struct tau_entry *tau_find(const struct tau_profile *p, const char *name);

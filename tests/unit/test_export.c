@@ -55,20 +55,6 @@ fail:
 	return NULL;
 }
 
-static uint64_t model_excl_total(const struct ktau_model *m)
-{
-	uint64_t sum = 0;
-	size_t i, j;
-
-	for (i = 0; i < ktau_model_thread_count(m); i++) {
-		const struct ktau_model_thread *t = ktau_model_thread(m, i);
-
-		for (j = 0; j < ktau_model_routine_count(t); j++)
-			sum += ktau_model_routine(t, j)->excl_ns;
-	}
-	return sum;
-}
-
 /* ---- an independent reader of TAU profile files (DESIGN.md) ---- */
 
 struct tau_file {
@@ -155,7 +141,7 @@ static int read_tau(const char *text, struct tau_file *f, char *err, size_t sz)
 			goto out;
 		}
 		if (strstr(name, "=>")) {
-			if (strcmp(group, "TAU_CALLPATH") || m >= 64) {
+			if (strncmp(group, "TAU_CALLPATH | ", 15) || m >= 64) {
 				snprintf(err, sz, "callpath group: %s", line);
 				goto out;
 			}
@@ -197,14 +183,6 @@ static int read_tau(const char *text, struct tau_file *f, char *err, size_t sz)
 out:
 	free(copy);
 	return ret;
-}
-
-static char *read_rel(const char *dir, const char *rel)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	return slurp(path, NULL);
 }
 
 static size_t count_entries(const char *dir)
@@ -258,7 +236,7 @@ TEST(export_tau_directory_reads_back)
 			ASSERT_EQ(5, f.functions);
 			ASSERT_EQ(1, f.events);	/* "never" has no samples */
 			ASSERT_CONTAINS(text, "\"main => solve 'it' now => sys_read()\" 5 0 5 5 0 "
-				       "GROUP=\"TAU_CALLPATH\"\n");
+				       "GROUP=\"TAU_CALLPATH | TAU_KERNEL_MERGE\"\n");
 			ASSERT_CONTAINS(text, "<value>user &lt;&amp;&gt; &apos;thread&apos;</value>");
 			ASSERT_CONTAINS(text, "<value>a &lt; b &amp;&amp; c &gt; &apos;d&apos; next</value>");
 		}
@@ -407,9 +385,10 @@ TEST(export_pprof_read_by_protoc)
 	ASSERT_EQ(0, protoc_decode(path, &r));
 	ASSERT_STREQ("", r.err);
 	ASSERT_EQ(0, r.status);
-	/* values: [calls, time] */
+	/* values: [calls, time, event count, event sum] */
 	ASSERT_EQ_U64(model_excl_total(m), protoc_value_total(r.out, 1, &samples));
-	ASSERT_EQ(12, samples);
+	/* 12 stacks, 3 events with samples (2 read_bytes, "bytes; read") */
+	ASSERT_EQ(15, samples);
 	ASSERT_CONTAINS(r.out, "string_table: \"\"\n");
 	ASSERT_CONTAINS(r.out, "string_table: \"nanoseconds\"\n");
 	ASSERT_CONTAINS(r.out, "string_table: \"solve \\'it\\' now\"\n");
@@ -475,6 +454,23 @@ TEST(export_pprof_refuses_values_beyond_int64)
 	ASSERT_TRUE(asprintf(&path, "%s/p.pb", dir) > 0);
 	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
 	ASSERT_EQ(0, count_entries(dir));
+	ktau_model_free(m);
+	/* atomic events: a count, or a sum once rounded, beyond int64 */
+	m = ktau_model_new();
+	t = m ? ktau_model_add_thread(m, 0, 0, 0, NULL) : NULL;
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(0, ktau_model_add_event(t, "big", 1, 1, 1, 0x1p62, 1));
+	ASSERT_EQ(0, ktau_model_add_event(t, "negative", 1, -1, -1, -0x1p63, 1));
+	ASSERT_EQ(0, ktau_model_write_pprof(m, path));	/* the largest that fit */
+	ASSERT_EQ(0, ktau_model_add_event(t, "big", 1, 1, 1, 0x1p62, 1));	/* sum 2^63 */
+	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
+	ktau_model_free(m);
+	m = ktau_model_new();
+	t = m ? ktau_model_add_thread(m, 0, 0, 0, NULL) : NULL;
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(0, ktau_model_add_event(t, "many", (uint64_t)INT64_MAX + 1, 1, 1, 1, 1));
+	ASSERT_EQ(-EOVERFLOW, ktau_model_write_pprof(m, path));
+	ASSERT_EQ(1, count_entries(dir));	/* the file that was written; nothing else */
 	remove_tree(dir);
 	free(dir);
 	free(path);
@@ -530,7 +526,7 @@ TEST(ktau_export_formats_from_a_file)
 	if (read_tau(text, &f, err, sizeof(err)))
 		FAIL("%s", err);
 	ASSERT_CONTAINS(text, "\"sys_read() => page_fault()\" 2 0 2.931 2.931 0 "
-			"GROUP=\"TAU_CALLPATH\"");
+			"GROUP=\"TAU_CALLPATH | TAU_KERNEL_MERGE\"\n");
 	free(text);
 	text = read_rel(out, "profile.3.0.1");	/* the children block */
 	ASSERT_NOT_NULL(text);
@@ -734,7 +730,7 @@ static double tau_stacks_excl(const struct tau_profile *tp)
 TEST(export_v2_stacks_add_up_in_tau_and_pprof)
 {
 	struct ktau_model *m = three_deep_model();
-	char *dir = make_tmpdir(), *path = NULL, *text;
+	char *dir = make_tmpdir(), *path = NULL;
 	struct tau_profile tp;
 	struct run_result r;
 	char err[256];
@@ -743,10 +739,7 @@ TEST(export_v2_stacks_add_up_in_tau_and_pprof)
 	ASSERT_NOT_NULL(m);
 	ASSERT_NOT_NULL(dir);
 	ASSERT_EQ(0, ktau_model_write_tau(m, dir));
-	text = read_rel(dir, "profile.0.0.0");
-	ASSERT_NOT_NULL(text);
-	ASSERT_EQ(0, tau_parse(text, &tp, err, sizeof(err)));
-	free(text);
+	ASSERT_EQ(0, tau_parse_file(dir, "profile.0.0.0", &tp, err, sizeof(err)));
 	ASSERT_NOT_NULL(tau_find(&tp, "sys_read() => page_fault() => irq()"));
 	ASSERT_NULL(tau_find(&tp, "page_fault() => irq()"));
 	ASSERT_NEAR(0.2, tau_find(&tp, "sys_read() => page_fault() => irq()")->excl, 1e-9);

@@ -66,7 +66,7 @@ TEST(model_metric_samples_in_every_format)
 	/* counts, not microseconds */
 	ASSERT_TRUE(!strncmp(text, "3 templated_functions_MULTI_SAMPLES\n", 36));
 	ASSERT_CONTAINS(text, "\n\"main\" 7 5 2 7 0 GROUP=\"app\"\n");
-	ASSERT_CONTAINS(text, "\n\"main => work\" 5 0 5 5 0 GROUP=\"TAU_CALLPATH\"\n");
+	ASSERT_CONTAINS(text, "\n\"main => work\" 5 0 5 5 0 GROUP=\"TAU_CALLPATH | app\"\n");
 	free(text);
 	text = model_text(m, KTAU_FORMAT_CALLGRIND, NULL);
 	ASSERT_NOT_NULL(text);

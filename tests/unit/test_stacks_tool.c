@@ -221,11 +221,13 @@ TEST(ktau_stacks_formats_read_back_by_their_readers)
 		ASSERT_EQ(0, protoc_decode(path, &r));
 		ASSERT_STREQ("", r.err);
 		ASSERT_EQ(0, r.status);
-		/* one value per sample: the samples */
+		/* values: [samples, event count, event sum]; stacks have no events */
 		ASSERT_EQ(0, protoc_value_total(r.out, 1, &samples));
+		ASSERT_EQ(0, protoc_value_total(r.out, 2, &samples));
 		ASSERT_EQ_U64(REC_SAMPLES, protoc_value_total(r.out, 0, &samples));
 		ASSERT_EQ(13, samples);	/* one per distinct stack */
 		ASSERT_CONTAINS(r.out, "string_table: \"samples\"\n");
+		ASSERT_CONTAINS(r.out, "string_table: \"event_count\"\n");
 		ASSERT_NOT_CONTAINS(r.out, "nanoseconds");
 		run_result_free(&r);
 	}

@@ -389,7 +389,7 @@ TEST(userprof_merged_tau_file_reads_back)
 	ASSERT_EQ_U64(1000, e->calls);
 	ASSERT_NEAR(4.0, e->incl, 1e-9);
 	ASSERT_NEAR(2.5, e->excl, 1e-9);
-	ASSERT_STREQ("TAU_CALLPATH", e->group);
+	ASSERT_STREQ("TAU_CALLPATH | TAU_KERNEL_MERGE", e->group);
 	e = tau_find(&tp, "io");
 	ASSERT_NOT_NULL(e);
 	ASSERT_NEAR(5.5, e->incl, 1e-9);

@@ -110,6 +110,28 @@ char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+char *read_rel(const char *dir, const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return slurp(path, NULL);
+}
+
+uint64_t model_excl_total(const struct ktau_model *m)
+{
+	uint64_t sum = 0;
+	size_t i, j;
+
+	for (i = 0; i < ktau_model_thread_count(m); i++) {
+		const struct ktau_model_thread *t = ktau_model_thread(m, i);
+
+		for (j = 0; j < ktau_model_routine_count(t); j++)
+			sum += ktau_model_routine(t, j)->excl_ns;
+	}
+	return sum;
+}
+
 char *make_tmpdir(void)
 {
 	const char *base = getenv("TMPDIR");

@@ -27,6 +27,11 @@ const struct ktau_model_callpath *stacks_callpath(const struct ktau_model *m, co
 
 /* A whole file as a NUL-terminated malloc()ed string, or NULL. */
 char *slurp(const char *path, size_t *len);
+/* slurp() of dir/rel (no length), or NULL. */
+char *read_rel(const char *dir, const char *rel);
+
+/* The sum of the routines' exclusive times over the model's threads. */
+uint64_t model_excl_total(const struct ktau_model *m);
 
 /* mkdtemp() under $TMPDIR; the path is malloc()ed. NULL on failure. */
 char *make_tmpdir(void);
