@@ -39,7 +39,7 @@ help:
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
 	@echo '  make uninstall remove what make install put there (same variables)'
-	@echo '  make deb       Debian packages libktau0, libktau-dev, ktau-tools: $(BUILD)/deb/'
+	@echo '  make deb       Debian packages libktau1, libktau-prof1, libktau-dev, ktau-tools: $(BUILD)/deb/'
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
@@ -72,7 +72,7 @@ guest-tests:
 user: lib tools guest-tests
 
 # Each makefile installs and uninstalls its own files.  The tools are the
-# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.0,
+# static ones `make user` builds (TOOL_LINK=shared: against libktau.so.1,
 # as `make deb` builds them; see tools/static-tool.mk).
 INSTALL_DIRS := libktau tools paraprof-export
 

@@ -22,7 +22,7 @@
  * Exit status: 0 done, 1 a variant failed, 2 bad usage.
  */
 #define _GNU_SOURCE
-#include <ktau.h>
+#include <ktau-prof.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

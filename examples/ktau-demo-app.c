@@ -11,7 +11,7 @@
  *   nap      sleeps 100 ms (schedule_vol)
  *   spawn    fork + exec of /bin/true, and waits for it
  *
- * Build: gcc -O2 ktau-demo-app.c $(pkg-config --static --cflags --libs ktau)
+ * Build: gcc -O2 ktau-demo-app.c $(pkg-config --static --cflags --libs ktau-prof)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <ktau.h>
+#include <ktau-prof.h>
 
 #define BLOCK		4096
 #define BLOCKS		256

@@ -1,6 +1,6 @@
 #!/bin/bash
-# `make deb`: the Debian packages of the user space (debian/: libktau0,
-# libktau-dev, ktau-tools) into $BUILD/deb/.
+# `make deb`: the Debian packages of the user space (debian/: libktau1,
+# libktau-prof1, libktau-dev, ktau-tools) into $BUILD/deb/.
 #
 # dpkg-buildpackage writes its results into the parent directory of the
 # tree it builds, so it builds a staging copy, $BUILD/deb-src/ktau-VERSION,

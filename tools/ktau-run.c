@@ -65,9 +65,10 @@ static const char usage_text[] =
 "                    difference in the children block) and report.txt\n"
 "      --tau         also write a TAU profile directory of the command's kernel\n"
 "                    profile, DIR/tau (for ParaProf and pprof); without -o,\n"
-"                    DIR is " DEFAULT_OUTDIR ". And run COMMAND with libktau's\n"
-"                    user-level profiler preloaded (LD_PRELOAD of $KTAU_PRELOAD,\n"
-"                    else ../lib/libktau.so.0 next to ktau-run, when present):\n"
+"                    DIR is " DEFAULT_OUTDIR ". And run COMMAND with the user-level\n"
+"                    profiler, libktau-prof, preloaded (LD_PRELOAD of\n"
+"                    $KTAU_PRELOAD, else libktau-prof.so.1 in ../lib or\n"
+"                    ../lib/" KTAU_MULTIARCH " next to ktau-run, when present):\n"
 "                    each thread's user routines with the kernel time they\n"
 "                    caused under them, one TAU file per thread, in\n"
 "                    DIR/tau-user ($KTAU_PROFILE_DIR when set)\n"
@@ -382,19 +383,27 @@ static int save_all(const struct options *o, const struct report *r,
 	return o->tau ? save_tau(o->outdir, r) : 0;
 }
 
+/* Where libktau-prof is installed relative to ktau-run: `make install`
+ * puts both under one PREFIX, Debian's packages use the multiarch
+ * directory. */
+static const char *const prof_lib_dirs[] = { "../lib", "../lib/" KTAU_MULTIARCH };
+#define PROF_LIB "libktau-prof.so.1"
+#define READER_LIB "libktau.so.1"
+
 /*
- * libktau's user-level profiler for the command (--tau): its shared
- * library is preloaded ($KTAU_PRELOAD, else ../lib/libktau.so.0 next to
- * this program) and writes each thread's user routines, with the kernel
- * time they caused under them, into DIR/tau-user (or $KTAU_PROFILE_DIR
- * when set). Programs linked with libktau write there too. Runs in the
- * child, between fork and exec.
+ * The user-level profiler for the command (--tau): libktau-prof is
+ * preloaded ($KTAU_PRELOAD, else found next to this program) and writes
+ * each thread's user routines, with the kernel time they caused under
+ * them, into DIR/tau-user (or $KTAU_PROFILE_DIR when set). Programs linked
+ * with libktau-prof write there too. Runs in the child, between fork and
+ * exec.
  */
 static void setup_user_profiler(void *arg)
 {
 	const struct options *o = arg;
 	const char *lib = getenv("KTAU_PRELOAD"), *old = getenv("LD_PRELOAD");
-	char own[PATH_MAX], dir[PATH_MAX + 32], *preload;
+	char own[PATH_MAX], dir[PATH_MAX + 64], reader[PATH_MAX + 64], *preload, *slash;
+	size_t i;
 	ssize_t n;
 
 	if (!getenv("KTAU_PROFILE_DIR")) {
@@ -407,17 +416,32 @@ static void setup_user_profiler(void *arg)
 			return;
 		own[n] = '\0';
 		*strrchr(own, '/') = '\0';
-		snprintf(dir, sizeof(dir), "%s/../lib/libktau.so.0", own);
+		for (i = 0; i < sizeof(prof_lib_dirs) / sizeof(prof_lib_dirs[0]); i++) {
+			snprintf(dir, sizeof(dir), "%s/%s/" PROF_LIB, own, prof_lib_dirs[i]);
+			if (!access(dir, R_OK))
+				break;
+		}
 		lib = dir;
 	}
 	if (access(lib, R_OK))
 		return;
-	if (old && *old && asprintf(&preload, "%s:%s", lib, old) >= 0) {
-		setenv("LD_PRELOAD", preload, 1);
-		free(preload);
-	} else {
-		setenv("LD_PRELOAD", lib, 1);
-	}
+	/*
+	 * libktau-prof needs libktau.so.1, which the loader looks for in the
+	 * system's path only: preload the one next to it first, so that a
+	 * PREFIX outside that path (or the build tree) works too.
+	 */
+	snprintf(reader, sizeof(reader), "%s", lib);
+	slash = strrchr(reader, '/');
+	if (slash)
+		snprintf(slash + 1, sizeof(reader) - (size_t)(slash + 1 - reader), "%s",
+			 READER_LIB);
+	if (!slash || access(reader, R_OK))
+		reader[0] = '\0';
+	if (asprintf(&preload, "%s%s%s%s%s", reader, reader[0] ? ":" : "", lib,
+		     old && *old ? ":" : "", old && *old ? old : "") < 0)
+		return;
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
 }
 
 /* A stopped recording or no enabled group would give an empty report. */

@@ -5,7 +5,7 @@
 # TOOL_LINK=static (the default): fully static binaries, linked against
 # libktau.a.  They run in a busybox-static initramfs that has no libc, and
 # `make install` installs them: they depend on nothing at run time.
-# TOOL_LINK=shared: linked against libktau.so.0 (no RPATH; the library is
+# TOOL_LINK=shared: linked against libktau.so.1 (no RPATH; the library is
 # found in the system's library path), for the Debian packages, whose
 # policy forbids static binaries.  Use a separate BUILD for each mode.
 #
@@ -23,7 +23,10 @@ TOOLS_SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 CC ?= cc
 CFLAGS ?= -O2
+# the Debian multiarch directory name, where packaged libraries live
+MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),x86_64-linux-gnu)
 TOOL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
+	-DKTAU_MULTIARCH='"$(MULTIARCH)"' \
 	-I$(TOOLS_SRC)/../libktau/include -I$(TOOLS_SRC) $(CFLAGS)
 
 # where the binaries are built

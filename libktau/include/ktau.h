@@ -39,9 +39,9 @@
 extern "C" {
 #endif
 
-#define KTAU_VERSION_MAJOR 0
-#define KTAU_VERSION_MINOR 3
-#define KTAU_VERSION_STRING "0.3"
+#define KTAU_VERSION_MAJOR 1
+#define KTAU_VERSION_MINOR 0
+#define KTAU_VERSION_STRING "1.0"
 
 /* The /proc text format versions this library reads: profiles of versions
  * KTAU_PROFILE_FORMAT_VERSION_MIN to KTAU_PROFILE_FORMAT_VERSION. */
@@ -654,113 +654,6 @@ KTAU_API struct ktau_profile *ktau_profile_filter_groups(const struct ktau_profi
  * records ending in them, and all events. NULL with errno EINVAL (n is 0) or ENOMEM.
  */
 KTAU_API struct ktau_profile *ktau_profile_top(const struct ktau_profile *p, size_t n);
-
-/* ---- user-level profiler (KTAU_0.2) ----------------------------------- */
-
-/*
- * Named timers, per thread, written as TAU profiles with each thread's
- * kernel routines merged under the user routine that was running:
- * `main => io => sys_read()`.
- *
- *   static struct ktau_timer *solve;
- *   solve = ktau_timer_get("solve", NULL);
- *   ktau_timer_start(solve); ...; ktau_timer_stop(solve);
- *   { KTAU_SCOPE("io"); ... }             // stopped when the block ends
- *
- * Each thread keeps its own callpath tree (`main => solve`, recursion
- * included: `f => f`), inclusive and exclusive TSC cycles, without locks.
- * Every callpath node has a 32-bit context id; a thread stores the id of
- * its innermost running timer in a word registered with the kernel
- * (prctl(PR_KTAU_SET_CONTEXT)), and the kernel keys the thread's kernel
- * profile by it (the `ctx` column of /proc/<pid>/task/<tid>/ktau). A timer
- * boundary is one store, no system call. In the merged profile a user
- * routine's exclusive time excludes the kernel time spent under it, and
- * its inclusive time is its exclusive time plus its children's, kernel
- * routines included. Kernel time with no user timer running (or before the
- * thread registered) shows under the top-level "[no user context]".
- *
- * Profiles are written at exit (atexit), and on demand, into
- * $KTAU_PROFILE_DIR (default "."): one profile.<node>.0.<thread> per
- * thread that used the profiler, threads numbered from 0 (the main thread
- * first), node the MPI rank from the launcher's environment
- * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID; else 0). A
- * thread that exits keeps its profile (taken when it exits) for the
- * process's files.
- *
- * Without a ktau kernel, or with KTAU_KERNEL_MERGE=0, the profiles hold the
- * user routines only; the first case says so once on stderr.
- *
- * Programs compiled with -finstrument-functions and linked with libktau get
- * a timer per function (named from the ELF symbol table, static functions
- * included). LD_PRELOAD=libktau.so profiles an unmodified program: a timer
- * ".TAU application" runs from start-up to exit in its main thread.
- *
- * A forked child does not profile (its parent's state is not its own;
- * ktau_profiler_write() fails there with ECHILD); a program it execs does.
- * A signal handler's timers are ignored while its thread is inside the
- * profiler. Frames nested deeper than 1024 are not timed (their time stays
- * with the frame above; "KTAU user frames dropped" counts them).
- */
-#ifndef PR_KTAU_SET_CONTEXT
-#define PR_KTAU_SET_CONTEXT 0x4b544155	/* "KTAU" */
-#endif
-
-struct ktau_timer;
-
-/*
- * The timer named name, created on first use; group NULL means
- * "TAU_USER" (the group given first stays). Names are written in the
- * model's normal form (see the profile model below). NULL with errno
- * EINVAL (empty name or group, a name containing "=>") or ENOMEM.
- * Timers live as long as the process; any thread may use any timer.
- */
-KTAU_API struct ktau_timer *ktau_timer_get(const char *name, const char *group);
-KTAU_API const char *ktau_timer_name(const struct ktau_timer *timer);
-KTAU_API const char *ktau_timer_group(const struct ktau_timer *timer);
-
-/*
- * Start and stop in the calling thread. Stopping a timer that is running
- * further out also stops those started after it (as after a longjmp);
- * stopping one that is not running is -EINVAL and changes nothing.
- * Both return 0 without doing anything where the profiler is off (a
- * forked child, a thread that is exiting, no memory for its state).
- */
-KTAU_API int ktau_timer_start(struct ktau_timer *timer);
-KTAU_API int ktau_timer_stop(struct ktau_timer *timer);
-
-/* The calling thread's current context id (what the kernel sees): 0 when
- * no timer runs. */
-KTAU_API uint32_t ktau_user_context(void);
-
-/*
- * Every profiled thread as a model (ktau_model_* below) as of now, merged
- * with the kernel profiles: open timers count as if they stopped now.
- * ktau_profiler_write() writes it as a TAU directory: dir, or NULL for
- * $KTAU_PROFILE_DIR or ".". 0 or a negative errno.
- */
-KTAU_API struct ktau_model *ktau_profiler_model(void);
-KTAU_API int ktau_profiler_write(const char *dir);
-
-/* KTAU_SCOPE("name"): a timer from here to the end of the enclosing block
- * (GCC/Clang cleanup attribute). The timer is looked up once per site. */
-struct ktau_timer_scope {
-	struct ktau_timer *timer;
-};
-
-KTAU_API struct ktau_timer_scope ktau_timer_scope_enter(struct ktau_timer **site,
-							  const char *name,
-							  const char *group);
-KTAU_API void ktau_timer_scope_leave(struct ktau_timer_scope *scope);
-
-#define KTAU__CAT2(a, b) a##b
-#define KTAU__CAT(a, b) KTAU__CAT2(a, b)
-#define KTAU__SCOPE(name, group, n)					\
-	static struct ktau_timer *KTAU__CAT(ktau__site_, n);		\
-	__attribute__((cleanup(ktau_timer_scope_leave), unused))		\
-	struct ktau_timer_scope KTAU__CAT(ktau__scope_, n) =		\
-		ktau_timer_scope_enter(&KTAU__CAT(ktau__site_, n), (name), (group))
-#define KTAU_SCOPE_GROUP(name, group) KTAU__SCOPE(name, group, __COUNTER__)
-#define KTAU_SCOPE(name) KTAU_SCOPE_GROUP(name, NULL)
 
 /* ---- recording control (/proc/ktau/control) ---------------------------- */
 

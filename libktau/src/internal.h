@@ -15,6 +15,8 @@
 #include "ktau.h"
 
 #define KTAU_HIDDEN __attribute__((visibility("hidden")))
+/* Exported to libktau-prof only (version node KTAU_PRIVATE in libktau.map). */
+#define KTAU_PRIVATE __attribute__((visibility("default")))
 
 /* The longest line either format may have; longer input is malformed. */
 #define KTAU_MAX_LINE 4096
@@ -27,17 +29,17 @@ struct ktau_strpool {
 	struct ktau_strchunk *chunks;
 };
 
-KTAU_HIDDEN const char *ktau__strpool_add(struct ktau_strpool *pool,
+KTAU_PRIVATE const char *ktau__strpool_add(struct ktau_strpool *pool,
 					  const char *s, size_t len);
 /* size bytes aligned for any scalar, living as long as the pool; NULL
  * when out of memory. */
 KTAU_HIDDEN void *ktau__strpool_alloc(struct ktau_strpool *pool, size_t size);
-KTAU_HIDDEN void ktau__strpool_free(struct ktau_strpool *pool);
+KTAU_PRIVATE void ktau__strpool_free(struct ktau_strpool *pool);
 
 /* ---- growable arrays ---- */
 
 /* Makes room for one more element; 0 or -ENOMEM. */
-KTAU_HIDDEN int ktau__grow(void **items, size_t *cap, size_t count, size_t size);
+KTAU_PRIVATE int ktau__grow(void **items, size_t *cap, size_t count, size_t size);
 
 /* ---- profiles ---- */
 
@@ -263,13 +265,13 @@ KTAU_HIDDEN int ktau__columns_from_line(struct ktau_columns *c,
 
 /* Reads a whole file; NULL with errno set. */
 KTAU_HIDDEN char *ktau__read_fd_all(int fd, size_t *len);
-KTAU_HIDDEN char *ktau__read_path_all(const char *path, size_t *len);
+KTAU_PRIVATE char *ktau__read_path_all(const char *path, size_t *len);
 KTAU_HIDDEN char *ktau__read_stream_all(FILE *stream, size_t *len);
 /* <procfs>/ktau/functions, errors mapped like the profile files' */
 KTAU_HIDDEN char *ktau__raw_read_functions(size_t *len);
 /* <procfs>/ktau/control, errors mapped like the profile files' */
 KTAU_HIDDEN char *ktau__raw_read_control(size_t *len);
-KTAU_HIDDEN const char *ktau__procfs_root(void);
+KTAU_PRIVATE const char *ktau__procfs_root(void);
 /* The live thread ids of a process, sorted; *tids malloc()ed. 0 or -errno
  * (ESRCH, ENODEV, EACCES, ENOMEM). */
 KTAU_HIDDEN int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count);

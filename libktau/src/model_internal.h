@@ -23,10 +23,10 @@ struct ktau_index {
 #define KTAU_INDEX_NONE ((size_t)-1)
 
 /* The value stored for key, or KTAU_INDEX_NONE. */
-KTAU_HIDDEN size_t ktau__index_find(const struct ktau_index *ix, const char *key);
+KTAU_PRIVATE size_t ktau__index_find(const struct ktau_index *ix, const char *key);
 /* Stores key (not copied: it must outlive the index) -> value; 0 or -ENOMEM. */
-KTAU_HIDDEN int ktau__index_put(struct ktau_index *ix, const char *key, size_t value);
-KTAU_HIDDEN void ktau__index_free(struct ktau_index *ix);
+KTAU_PRIVATE int ktau__index_put(struct ktau_index *ix, const char *key, size_t value);
+KTAU_PRIVATE void ktau__index_free(struct ktau_index *ix);
 
 /* ---- the model ---- */
 
@@ -99,7 +99,7 @@ KTAU_HIDDEN int ktau__model_add_open(struct ktau_model_thread *t, uint64_t tid,
 KTAU_HIDDEN void ktau__model_drop_last_thread(struct ktau_model *m);
 
 /* cycles * 1e6 / tsc_khz, truncated; 0 or -EOVERFLOW / -EINVAL (khz 0). */
-KTAU_HIDDEN int ktau__cycles_to_ns(uint64_t cycles, uint64_t tsc_khz, uint64_t *ns);
+KTAU_PRIVATE int ktau__cycles_to_ns(uint64_t cycles, uint64_t tsc_khz, uint64_t *ns);
 
 /*
  * The thread's profile as stacks, each with the calls and exclusive time

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * LD_PRELOAD=libktau.so: profile a program that was neither recompiled
+ * LD_PRELOAD=libktau-prof.so: profile a program that was neither recompiled
  * nor relinked. The constructor starts TAU's top-level timer, ".TAU
  * application", in the main thread before main() runs; the profiler's
  * exit handler writes it (still running: it counts up to exit) with the
  * kernel routines of the whole run merged under it.
  *
  * The same library linked normally must not do this, so the constructor
- * acts only when LD_PRELOAD names libktau.
+ * acts only when LD_PRELOAD names libktau-prof.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +15,9 @@
 #include "userprof_internal.h"
 
 #define APPLICATION_TIMER ".TAU application"
+#define PRELOAD_NAME "libktau-prof.so"
 
-/* Whether the LD_PRELOAD list (blank or colon separated) has libktau.so*. */
+/* Whether the LD_PRELOAD list (blank or colon separated) has libktau-prof.so*. */
 static bool preloaded(const char *list)
 {
 	const char *p = list;
@@ -28,7 +29,8 @@ static bool preloaded(const char *list)
 		for (s = p; s < p + len; s++)
 			if (*s == '/')
 				base = s + 1;
-		if ((size_t)(p + len - base) >= 10 && !strncmp(base, "libktau.so", 10))
+		if ((size_t)(p + len - base) >= sizeof(PRELOAD_NAME) - 1 &&
+		    !strncmp(base, PRELOAD_NAME, sizeof(PRELOAD_NAME) - 1))
 			return true;
 		p += len;
 		p += strspn(p, " :");

@@ -265,8 +265,8 @@ int ktau_timer_stop(struct ktau_timer *timer)
 	return ret;
 }
 
-struct ktau_timer_scope ktau_timer_scope_enter(struct ktau_timer **site, const char *name,
-					       const char *group)
+struct ktau_timer *ktau_timer_scope_enter(struct ktau_timer **site, const char *name,
+					 const char *group)
 {
 	struct ktau_timer *t = site ? __atomic_load_n(site, __ATOMIC_ACQUIRE) : NULL;
 
@@ -277,13 +277,13 @@ struct ktau_timer_scope ktau_timer_scope_enter(struct ktau_timer **site, const c
 	}
 	if (t && ktau_timer_start(t))
 		t = NULL;
-	return (struct ktau_timer_scope){ t };
+	return t;
 }
 
-void ktau_timer_scope_leave(struct ktau_timer_scope *scope)
+void ktau_timer_scope_leave(struct ktau_timer **scope)
 {
-	if (scope && scope->timer)
-		ktau_timer_stop(scope->timer);
+	if (scope && *scope)
+		ktau_timer_stop(*scope);
 }
 
 uint32_t ktau_user_context(void)

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "ktau-prof.h"
 #include "model_internal.h"
 
 /* ---- uint64_t -> uint32_t hash table ---- */
@@ -28,10 +29,10 @@ struct ktau_u64map {
 };
 
 /* The value for key, or KTAU_U64MAP_NONE. */
-KTAU_HIDDEN uint32_t ktau__u64map_get(const struct ktau_u64map *m, uint64_t key);
+KTAU_PRIVATE uint32_t ktau__u64map_get(const struct ktau_u64map *m, uint64_t key);
 /* Sets key -> val (val != KTAU_U64MAP_NONE); 0 or -ENOMEM / -EINVAL. */
-KTAU_HIDDEN int ktau__u64map_put(struct ktau_u64map *m, uint64_t key, uint32_t val);
-KTAU_HIDDEN void ktau__u64map_free(struct ktau_u64map *m);
+KTAU_PRIVATE int ktau__u64map_put(struct ktau_u64map *m, uint64_t key, uint32_t val);
+KTAU_PRIVATE void ktau__u64map_free(struct ktau_u64map *m);
 
 /* ---- one thread's callpath tree ---- */
 
@@ -173,7 +174,7 @@ struct ktau_toplevel {
 typedef int (*ktau_toplevel_fn)(void *arg, const struct ktau_toplevel *tl);
 /* Calls fn for each one-element path of b (v1: each func); stops at fn's
  * first non-zero return and returns it; -ENOMEM. */
-KTAU_HIDDEN int ktau__kernel_toplevel(const struct ktau_block *b,
+KTAU_PRIVATE int ktau__kernel_toplevel(const struct ktau_block *b,
 				      ktau_toplevel_fn fn, void *arg);
 
 /* The user callpath a kernel context sits under (depth >= 1). */
@@ -189,7 +190,7 @@ typedef const char *const *(*ktau_ctx_path_fn)(void *arg, uint64_t ctx,
  * (v1: each edge as "<user path> => parent => child"), and each event also
  * as context event "event : <user path>".
  */
-KTAU_HIDDEN int ktau__model_add_kernel(struct ktau_model_thread *t,
+KTAU_PRIVATE int ktau__model_add_kernel(struct ktau_model_thread *t,
 				       const struct ktau_block *b, uint64_t khz,
 				       ktau_ctx_path_fn ctx_path, void *arg);
 

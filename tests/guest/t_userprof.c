@@ -23,7 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ktau.h>
+#include <ktau-prof.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -29,11 +29,11 @@ if ! out=$(make -s -C "$top" deb BUILD="$BUILD" 2>&1); then
 fi
 debs=("$BUILD"/deb/*.deb)
 names=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sort | tr '\n' ' ')
-if [ "$names" != "ktau-tools libktau-dev libktau0 " ]; then
-	fail "deb: make deb builds libktau0, libktau-dev, ktau-tools" "it built: $names"
+if [ "$names" != "ktau-tools libktau-dev libktau-prof1 libktau1 " ]; then
+	fail "deb: make deb builds libktau1, libktau-prof1, libktau-dev, ktau-tools" "it built: $names"
 	exit 1
 fi
-pass "deb: make deb builds libktau0, libktau-dev, ktau-tools"
+pass "deb: make deb builds libktau1, libktau-prof1, libktau-dev, ktau-tools"
 
 # lintian: no error (E:) tags; the warnings are shown in the log
 lint=$(lintian "$BUILD"/deb/*.changes 2>&1 || true)
@@ -47,10 +47,10 @@ fi
 
 pkgfile() { printf '%s\n' "${debs[@]}" | grep "/$1_"; }
 dep=$(dpkg-deb -f "$(pkgfile ktau-tools)" Depends)
-if ! printf '%s\n' "$dep" | grep 'libktau0' >/dev/null; then
-	fail "deb: ktau-tools depends on libktau0" "Depends: $dep"
+if ! printf '%s\n' "$dep" | grep 'libktau1' >/dev/null; then
+	fail "deb: ktau-tools depends on libktau1" "Depends: $dep"
 else
-	pass "deb: ktau-tools depends on libktau0 (its tools link libktau.so.0)"
+	pass "deb: ktau-tools depends on libktau1 (its tools link libktau.so.1)"
 fi
 
 for d in "${debs[@]}"; do
@@ -62,9 +62,10 @@ libdir=$root/usr/lib/$multiarch
 # every file of make install, in the multiarch directory, man pages
 # compressed; besides them only the packages' documentation
 mapfile -t expected < <(expected_files "lib/$multiarch" .gz)
-check_files deb "$root/usr" '^share/doc/(libktau0|libktau-dev|ktau-tools)/' "${expected[@]}"
+check_files deb "$root/usr" '^share/doc/(libktau1|libktau-prof1|libktau-dev|ktau-tools)/' "${expected[@]}"
 
-# the tools load the extracted libktau.so.0, not one installed on this machine
+# the tools load the extracted libktau.so.1, not one installed on this machine
 check_programs deb "$root/usr" .gz "$libdir"
 check_pkgconfig_build deb "$root" "$libdir/pkgconfig" "$tmp/work"
+check_prof_build deb "$root" "$libdir/pkgconfig" "$tmp/work"
 exit "$failed"

@@ -34,19 +34,22 @@ else
 	pass "install: nothing is installed outside PREFIX"
 fi
 
-# the shared library: its soname, and the development symlink to it
-soname=$(readelf -d "$usr/lib/libktau.so.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-link=$(readlink "$usr/lib/libktau.so" || true)
-if [ "$soname" != libktau.so.0 ] || [ "$link" != libktau.so.0 ]; then
-	fail "install: libktau.so -> libktau.so.0 (SONAME libktau.so.0)" \
-		"SONAME '$soname', libktau.so -> '$link'"
-else
-	pass "install: libktau.so -> libktau.so.0 (SONAME libktau.so.0)"
-fi
-check_no_runpath install "$usr/lib/libktau.so.0"
+# the shared libraries: their sonames, and the development symlinks to them
+for lib in libktau libktau-prof; do
+	soname=$(readelf -d "$usr/lib/$lib.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+	link=$(readlink "$usr/lib/$lib.so" || true)
+	if [ "$soname" != "$lib.so.1" ] || [ "$link" != "$lib.so.1" ]; then
+		fail "install: $lib.so -> $lib.so.1 (SONAME $lib.so.1)" \
+			"SONAME '$soname', $lib.so -> '$link'"
+	else
+		pass "install: $lib.so -> $lib.so.1 (SONAME $lib.so.1)"
+	fi
+	check_no_runpath install "$usr/lib/$lib.so.1"
+done
 
 check_programs install "$usr" "" "$usr/lib"
 check_pkgconfig_build install "$dest" "$usr/lib/pkgconfig" "$tmp/work"
+check_prof_build install "$dest" "$usr/lib/pkgconfig" "$tmp/work"
 
 if ! out=$(make_dest uninstall); then
 	fail "install: make uninstall DESTDIR=\$tmp PREFIX=/usr" "$(printf '%s\n' "$out" | tail -n 5)"

@@ -34,7 +34,8 @@ expected_files() {
 	for f in "$top"/libktau/include/*.h; do
 		echo "include/${f##*/}"
 	done
-	for f in libktau.a libktau.so libktau.so.0 pkgconfig/ktau.pc; do
+	for f in libktau.a libktau.so libktau.so.1 pkgconfig/ktau.pc \
+		libktau-prof.a libktau-prof.so libktau-prof.so.1 pkgconfig/ktau-prof.pc; do
 		echo "$lib/$f"
 	done
 	source_tools | sed 's|^|bin/|'
@@ -52,7 +53,7 @@ check_files() {
 	if [ -n "$missing" ]; then
 		fail "$label: every file is there" "missing under /usr:$missing"
 	else
-		pass "$label: every file is there ($(source_tools | wc -l) tools, $(source_manpages | wc -l) man pages, header, ktau.pc, .a, .so)"
+		pass "$label: every file is there ($(source_tools | wc -l) tools, $(source_manpages | wc -l) man pages, headers, .pc files, .a, .so)"
 	fi
 	extra=$(comm -13 <(printf '%s\n' "$@" | sort) \
 		<(cd "$usr" && find . ! -type d | sed 's|^\./||' | sort) |
@@ -121,7 +122,7 @@ oneline() { printf '%s\n' "$1" | paste -sd, - | sed 's/,/, /g'; }
 
 # check_programs LABEL USR MANEXT LIBDIR: every man page under USR (its
 # name + MANEXT) formats; every tool has no RPATH/RUNPATH and answers
-# --help, and one linked against libktau.so.0 loads it from LIBDIR.
+# --help, and one linked against libktau.so.1 loads it from LIBDIR.
 check_programs() {
 	local label=$1 usr=$2 manext=$3 libdir=$4 p t loaded
 	local -a pages tools
@@ -134,8 +135,8 @@ check_programs() {
 		check_no_runpath "$label" "$usr/bin/$t"
 		if readelf -d "$usr/bin/$t" | grep 'NEEDED.*\[libktau' >/dev/null; then
 			loaded=$(LD_LIBRARY_PATH=$libdir ldd "$usr/bin/$t" | grep libktau || true)
-			if [[ $loaded != *"libktau.so.0 => $libdir/libktau.so.0 "* ]]; then
-				fail "$label: $t loads $libdir/libktau.so.0" "ldd: ${loaded:-no libktau}"
+			if [[ $loaded != *"libktau.so.1 => $libdir/libktau.so.1 "* ]]; then
+				fail "$label: $t loads $libdir/libktau.so.1" "ldd: ${loaded:-no libktau}"
 				continue
 			fi
 		fi
@@ -197,12 +198,14 @@ check_pkgconfig_build() {
 	if ! got=$("$cc" -std=c11 -Wall -Wextra -Werror $cflags -o "$work/count-dyn" \
 			"$here/ktau-count.c" $libs 2>&1); then
 		fail "$label: dynamic build with pkg-config" "$got"
-	elif ! readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau\.so\.0\]' >/dev/null; then
-		fail "$label: dynamic build with pkg-config" "not linked against libktau.so.0"
+	elif ! readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau\.so\.1\]' >/dev/null; then
+		fail "$label: dynamic build with pkg-config" "not linked against libktau.so.1"
+	elif readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau-prof' >/dev/null; then
+		fail "$label: dynamic build with pkg-config" "a reader is linked against the profiler"
 	elif ! LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" |
-			grep "libktau\\.so\\.0 => $libdir/libktau\\.so\\.0" >/dev/null; then
+			grep "libktau\\.so\\.1 => $libdir/libktau\\.so\\.1" >/dev/null; then
 		fail "$label: dynamic build with pkg-config" \
-			"libktau.so.0 is not loaded from $libdir: $(LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" | grep ktau)"
+			"libktau.so.1 is not loaded from $libdir: $(LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" | grep ktau)"
 	elif ! got=$(LD_LIBRARY_PATH=$libdir "$work/count-dyn" "$fixture" 2>&1); then
 		fail "$label: dynamic build with pkg-config" "ktau-count failed: $got"
 	elif [ "$got" != "$want" ]; then
@@ -225,5 +228,44 @@ check_pkgconfig_build() {
 			"read $(oneline "$got") from system.ktau; the file has $(oneline "$want")"
 	else
 		pass "$label: static build with pkg-config --static --libs ktau reads a profile"
+	fi
+}
+
+# check_prof_build LABEL ROOT PCDIR WORK: build tests/install/ktau-timed.c
+# against the installed libktau-prof with `pkg-config ktau-prof` only, run
+# it, and find its timer with the exact call count in the TAU profile the
+# profiler wrote at exit.
+check_prof_build() {
+	local label=$1 root=$2 pcdir=$3 work=$4
+	local cc=${CC:-cc} cflags libs libdir got line
+	local pc=(env PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_LIBDIR="$pcdir"
+		PKG_CONFIG_PATH= PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
+		PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config)
+
+	if ! cflags=$("${pc[@]}" --cflags ktau-prof 2>&1) ||
+			! libs=$("${pc[@]}" --libs ktau-prof 2>&1); then
+		fail "$label: pkg-config finds ktau-prof.pc in $pcdir" "$cflags $libs"
+		return
+	fi
+	libdir=$("${pc[@]}" --variable=libdir ktau-prof)
+	[ "${libdir:0:${#root}}" = "$root" ] || libdir=$root$libdir
+	mkdir -p "$work/prof-out"
+	# shellcheck disable=SC2086 # pkg-config's flags are word lists
+	if ! got=$("$cc" -std=c11 -Wall -Wextra -Werror $cflags -o "$work/timed" \
+			"$here/ktau-timed.c" $libs 2>&1); then
+		fail "$label: profiler build with pkg-config ktau-prof" "$got"
+	elif ! readelf -d "$work/timed" | grep 'NEEDED.*\[libktau-prof\.so\.1\]' >/dev/null; then
+		fail "$label: profiler build with pkg-config ktau-prof" "not linked against libktau-prof.so.1"
+	elif ! got=$(LD_LIBRARY_PATH=$libdir KTAU_KERNEL_MERGE=0 \
+			KTAU_PROFILE_DIR="$work/prof-out" "$work/timed" 7 2>&1); then
+		fail "$label: profiler build with pkg-config ktau-prof" "ktau-timed failed: $got"
+	elif ! line=$(grep '^"install check" ' "$work/prof-out/profile.0.0.0" 2>&1); then
+		fail "$label: profiler build with pkg-config ktau-prof" \
+			"no \"install check\" line in profile.0.0.0: $line"
+	elif [ "$(printf '%s\n' "$line" | sed 's/^"[^"]*" //' | awk '{ print $1 }')" != 7 ]; then
+		fail "$label: profiler build with pkg-config ktau-prof" \
+			"\"install check\" should have 7 calls: $line"
+	else
+		pass "$label: a program built with pkg-config ktau-prof writes its TAU profile (7 calls)"
 	fi
 }

@@ -2,6 +2,7 @@
 /* The built library files: exports, soname link, pkg-config file. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -41,17 +42,20 @@ static int map_node_of(const char *map, const char *sym, char *node, size_t size
 	return -1;
 }
 
-/* The -finstrument-functions hooks libktau exports besides ktau_*. */
+/* The -finstrument-functions hooks libktau-prof exports besides ktau_*. */
 #define CYG_HOOK "__cyg_profile_func_"
 
-/* Every dynamic symbol is ktau_* (or a -finstrument-functions hook) at the
- * version node libktau.map lists it under, and each public function of
- * libktau.map is there. */
-TEST(shared_library_exports)
+/*
+ * Every dynamic symbol of lib (in libdir) is ktau_* (or, where hooks is
+ * set, a -finstrument-functions hook) at the version node of the map named
+ * by $map_env, and each symbol of that map is there.
+ */
+static void check_exports(struct test_ctx *_t, const char *lib_name, const char *map_env,
+			  bool hooks)
 {
 	char lib[4200], *argv[] = { "/usr/bin/nm", "-D", "--defined-only", lib, NULL };
 	struct run_result r;
-	const char *map_path = getenv("LIBKTAU_MAP");
+	const char *map_path = getenv(map_env);
 	char *map, *line, *save = NULL;
 	int n = 0, listed = 0;
 
@@ -64,23 +68,24 @@ TEST(shared_library_exports)
 		listed++;
 	for (const char *p = map; (p = strstr(p, "\t\t" CYG_HOOK)); p++)
 		listed++;
-	snprintf(lib, sizeof(lib), "%s/libktau.so.0", libdir());
+	snprintf(lib, sizeof(lib), "%s/%s", libdir(), lib_name);
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
 	ASSERT_EQ(0, r.status);
 	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *name = strrchr(line, ' '), *at;
 		char sym[256], node[64];
+		bool hook;
 
 		name = name ? name + 1 : line;
 		if (!strncmp(name, "KTAU_", 5))
 			continue;	/* the version nodes themselves */
 		at = strstr(name, "@@");
-		if ((strncmp(name, "ktau_", 5) && strncmp(name, CYG_HOOK, strlen(CYG_HOOK))) ||
-		    !at)
-			FAIL("unexpected export %s", name);
+		hook = !strncmp(name, CYG_HOOK, strlen(CYG_HOOK));
+		if ((strncmp(name, "ktau_", 5) && !(hooks && hook)) || !at)
+			FAIL("%s: unexpected export %s", lib_name, name);
 		snprintf(sym, sizeof(sym), "%.*s", (int)(at - name), name);
 		if (map_node_of(map, sym, node, sizeof(node)) || strcmp(at + 2, node))
-			FAIL("export %s: libktau.map lists %s under %s", name, sym,
+			FAIL("export %s: %s lists %s under %s", name, map_path, sym,
 			     map_node_of(map, sym, node, sizeof(node)) ? "no node" : node);
 		n++;
 	}
@@ -89,27 +94,84 @@ TEST(shared_library_exports)
 	run_result_free(&r);
 }
 
-TEST(soname_link_and_pkgconfig)
+TEST(shared_library_exports)
 {
-	char path[4200], target[256];
-	ssize_t n;
-	char *pc;
+	check_exports(_t, "libktau.so.1", "LIBKTAU_MAP", false);
+}
 
-	snprintf(path, sizeof(path), "%s/libktau.so", libdir());
+TEST(profiler_library_exports)
+{
+	check_exports(_t, "libktau-prof.so.1", "LIBKTAU_PROF_MAP", true);
+}
+
+/* The split's point: the reader needs neither libelf nor the profiler;
+ * the profiler needs the reader. */
+TEST(shared_library_dependencies)
+{
+	char lib[4200], *argv[] = { "/usr/bin/readelf", "-d", lib, NULL };
+	struct run_result r;
+
+	snprintf(lib, sizeof(lib), "%s/libktau.so.1", libdir());
+	ASSERT_EQ(0, run_program(argv, NULL, &r));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "Library soname: [libktau.so.1]");
+	ASSERT_NOT_CONTAINS(r.out, "libelf");
+	run_result_free(&r);
+	snprintf(lib, sizeof(lib), "%s/libktau-prof.so.1", libdir());
+	ASSERT_EQ(0, run_program(argv, NULL, &r));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "Library soname: [libktau-prof.so.1]");
+	ASSERT_CONTAINS(r.out, "Shared library: [libktau.so.1]");
+	ASSERT_CONTAINS(r.out, "Shared library: [libelf.so.1]");
+	run_result_free(&r);
+}
+
+/* lib -> lib.1 in libdir */
+static void check_soname_link(struct test_ctx *_t, const char *lib)
+{
+	char path[4200], target[256], want[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", libdir(), lib);
 	n = readlink(path, target, sizeof(target) - 1);
 	ASSERT_TRUE(n > 0);
 	target[n] = '\0';
-	ASSERT_STREQ("libktau.so.0", target);
+	snprintf(want, sizeof(want), "%s.1", lib);
+	ASSERT_STREQ(want, target);
+}
+
+TEST(soname_link_and_pkgconfig)
+{
+	char path[4200];
+	char *pc;
+
+	check_soname_link(_t, "libktau.so");
+	if (_t->failed)
+		return;
+	check_soname_link(_t, "libktau-prof.so");
+	if (_t->failed)
+		return;
 	snprintf(path, sizeof(path), "%s/libktau.a", libdir());
+	ASSERT_EQ(0, access(path, R_OK));
+	snprintf(path, sizeof(path), "%s/libktau-prof.a", libdir());
 	ASSERT_EQ(0, access(path, R_OK));
 	snprintf(path, sizeof(path), "%s/pkgconfig/ktau.pc", libdir());
 	pc = slurp(path, NULL);
 	ASSERT_NOT_NULL(pc);
-	ASSERT_CONTAINS(pc, "Name: ktau");
-	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau");
+	ASSERT_CONTAINS(pc, "Name: ktau\n");
+	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau\n");
 	ASSERT_CONTAINS(pc, "Cflags: -I${includedir}");
-	ASSERT_CONTAINS(pc, "Version: 0.3");
-	ASSERT_CONTAINS(pc, "Libs.private: -lelf -lz -lm -pthread");
+	ASSERT_CONTAINS(pc, "Version: 1.0");
+	ASSERT_CONTAINS(pc, "Libs.private: -lm -pthread");
+	ASSERT_NOT_CONTAINS(pc, "@");
+	free(pc);
+	snprintf(path, sizeof(path), "%s/pkgconfig/ktau-prof.pc", libdir());
+	pc = slurp(path, NULL);
+	ASSERT_NOT_NULL(pc);
+	ASSERT_CONTAINS(pc, "Name: ktau-prof\n");
+	ASSERT_CONTAINS(pc, "Requires: ktau = 1.0");
+	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau-prof\n");
+	ASSERT_CONTAINS(pc, "Libs.private: -lelf -lz -pthread");
 	ASSERT_NOT_CONTAINS(pc, "@");
 	free(pc);
 }

@@ -68,5 +68,5 @@ TEST(strerror_messages)
 TEST(version_string)
 {
 	ASSERT_STREQ(KTAU_VERSION_STRING, ktau_version());
-	ASSERT_STREQ("0.3", ktau_version());
+	ASSERT_STREQ("1.0", ktau_version());
 }

@@ -600,12 +600,15 @@ TEST(userprof_function_hooks)
 static int run_prog(const char *prog, const char *preload, const char *outdir,
 		    struct run_result *r)
 {
-	char path[4200], dir_env[4300], preload_env[4300];
+	char path[4200], dir_env[4300], preload_env[4300], libs_env[4300];
 	char *argv[] = { path, NULL };
-	char *env[] = { dir_env, "KTAU_KERNEL_MERGE=0", preload_env, NULL };
-	const char *progs = getenv("USERPROF_PROGS");
+	char *env[] = { dir_env, "KTAU_KERNEL_MERGE=0", preload_env, libs_env, NULL };
+	const char *progs = getenv("USERPROF_PROGS"), *libdir = getenv("LIBKTAU_LIBDIR");
 
 	snprintf(path, sizeof(path), "%s/%s", progs ? progs : ".", prog);
+	/* as for a PREFIX outside the loader's path: libktau-prof finds the
+	 * libktau.so.1 it needs there */
+	snprintf(libs_env, sizeof(libs_env), "LD_LIBRARY_PATH=%s", libdir ? libdir : "");
 	snprintf(dir_env, sizeof(dir_env), "KTAU_PROFILE_DIR=%s", outdir);
 	snprintf(preload_env, sizeof(preload_env), "LD_PRELOAD=%s", preload ? preload : "");
 	return run_program(argv, env, r);
@@ -646,7 +649,7 @@ TEST(userprof_preloaded_into_an_unmodified_program)
 	ASSERT_NOT_NULL(dir);
 	ASSERT_NOT_NULL(libdir);
 	snprintf(out, sizeof(out), "%s/preload", dir);
-	snprintf(lib, sizeof(lib), "%s/libktau.so.0", libdir);
+	snprintf(lib, sizeof(lib), "%s/libktau-prof.so.1", libdir);
 	ASSERT_EQ(0, run_prog("prog-plain", lib, out, &r));
 	ASSERT_EQ(0, r.status);
 	ASSERT_STREQ("plain done\n", r.out);
