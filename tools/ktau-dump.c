@@ -62,9 +62,10 @@ static const char usage_text[] =
 "      --threads      one table per live thread of process PID\n"
 "                     (/proc/PID/task/TID/ktau for each thread TID)\n"
 "      --callgraph    also print caller => callee edges (calls, inclusive usec)\n"
-"      --groups LIST  only routines of these groups, comma-separated: syscall,\n"
-"                     softirq, irq, sched, exception, kernel, event (atomic\n"
-"                     events); percentages are of the selected groups' time\n"
+"      --groups LIST  only routines of these groups, comma-separated, e.g.\n"
+"                     syscall,softirq,irq,sched,exception,kernel,event (atomic\n"
+"                     events): the groups the kernel has (the profile's, with\n"
+"                     --input); percentages are of the selected groups' time\n"
 "      --top N        only the N routines with the most exclusive time per\n"
 "                     table (the total line still counts them all)\n"
 "      --completed    completed calls only: leave out the time of routines\n"
@@ -409,18 +410,62 @@ static int print_json(const struct options *o, const struct ktau_profile *rows,
 	return ret;
 }
 
+/*
+ * The groups --groups may name: the kernel's for /proc (its groups exist
+ * even when the profile has no calls of them yet), else those in the
+ * profile read (p NULL: not read yet). 1 when the kernel's list cannot be
+ * read and p is needed; 0; or -EINVAL after the usage error.
+ */
+static int check_groups(const struct options *o, const struct ktau_profile *p)
+{
+	struct group_set g = { 0 };
+	char where[4300];
+	int ret;
+
+	if (!o->select.nr_groups)
+		return 0;
+	if (!o->input && !p) {
+		ret = group_set_add_kernel(&g);
+		snprintf(where, sizeof(where), "this kernel's groups");
+	} else if (!p) {
+		return 1;
+	} else {
+		char src[4200];
+
+		source_name(o, src, sizeof(src));
+		ret = group_set_add_profile(&g, p);
+		snprintf(where, sizeof(where), "groups in %s", src);
+	}
+	if (!ret)
+		ret = select_check_groups(&o->select, &g, where);
+	else if (ret == -ENOMEM)
+		fprintf(stderr, "ktau-dump: out of memory\n");
+	else
+		ret = 1;
+	group_set_free(&g);
+	return ret;
+}
+
 static int dump(const struct options *o)
 {
 	struct ktau_profile *p, *q, *grouped = NULL, *rows = NULL;
 	struct ktau_parse_error perr;
 	size_t shown = 0;
-	int ret = 0;
+	int ret = check_groups(o, NULL);
 
+	if (ret < 0)
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	p = read_profile(o, &perr);
 	if (!p) {
 		report_read_error(o, errno, &perr);
 		return EXIT_RUNTIME;
 	}
+	/* the kernel's list was not there: the profile's then */
+	if (ret > 0 && (ret = check_groups(o, p)) < 0) {
+		ktau_profile_free(p);
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	ret = 0;
 	/* tables: with the time so far of what runs (JSON has it apart) */
 	q = o->json || o->completed ? p : ktau_profile_with_open(p);
 	if (!q)

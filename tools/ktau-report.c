@@ -51,8 +51,9 @@ static const char usage_text[] =
 "  -p, --pid PID      only process PID\n"
 "      --children     also the reaped children's totals of each process\n"
 "      --callgraph    also print caller => callee edges\n"
-"      --groups LIST  only routines of these groups, comma-separated: syscall,\n"
-"                     softirq, irq, sched, exception, kernel, event\n"
+"      --groups LIST  only routines of these groups, comma-separated, e.g.\n"
+"                     syscall,softirq,irq,sched,exception,kernel,event: the\n"
+"                     groups in the FILEs (an archive's: its kernel's)\n"
 "      --top N        only the N routines with the most exclusive time per\n"
 "                     table (with --diff: with the largest change)\n"
 "      --json         JSON instead of tables (docs/json-schema.md); FILE\n"
@@ -207,30 +208,61 @@ static int add_json(struct ktau_model *m, const struct options *o,
 	return ret;
 }
 
+/*
+ * Every FILE read before anything is printed, so that --groups is checked
+ * against the groups of them all (one file may lack a group another has).
+ * 0, or -errno after the message (*bad_group set for an unknown group);
+ * on failure every in[] is closed again.
+ */
+static int open_inputs(const struct options *o, struct report_input *in, bool *bad_group)
+{
+	struct group_set g = { 0 };
+	char where[4300];
+	size_t i, opened;
+	int ret = 0;
+
+	/* a failed open counts as opened: what it got so far needs closing */
+	for (opened = 0; opened < o->nr_files && !ret; opened++)
+		ret = report_input_open(&in[opened], o->files[opened]);
+	for (i = 0; !ret && o->select.nr_groups && i < o->nr_files; i++)
+		ret = report_input_groups(&in[i], &g);
+	if (!ret && o->select.nr_groups) {
+		if (o->nr_files == 1)
+			snprintf(where, sizeof(where), "groups in %s", o->files[0]);
+		else
+			snprintf(where, sizeof(where), "groups in the files");
+		ret = select_check_groups(&o->select, &g, where);
+		*bad_group = ret != 0;
+	}
+	group_set_free(&g);
+	if (ret)
+		for (i = 0; i < opened; i++)
+			report_input_close(&in[i]);
+	return ret;
+}
+
 /* Every FILE, as tables or as one JSON document. */
-static int report(const struct options *o)
+static int report(const struct options *o, struct report_input *inputs)
 {
 	struct ktau_model *m = o->json ? ktau_model_new() : NULL;
 	int ret = o->json && !m ? -ENOMEM : 0;
 	size_t i;
 
 	for (i = 0; i < o->nr_files && !ret; i++) {
-		struct report_input in;
-		struct ktau_profile *view = NULL;
+		struct report_input *in = &inputs[i];
+		struct ktau_profile *view = make_view(o, in);
 
-		ret = report_input_open(&in, o->files[i]);
-		if (!ret && !(view = make_view(o, &in)))
+		if (!view)
 			ret = -ENOENT;
-		if (!ret && o->json) {
+		else if (o->json) {
 			ret = add_json(m, o, view, (unsigned int)i);
-		} else if (!ret) {
+		} else {
 			if (i)
 				putchar('\n');
-			report_input_describe(stdout, &in);
+			report_input_describe(stdout, in);
 			ret = print_tables(o, view);
 		}
 		ktau_profile_free(view);
-		report_input_close(&in);
 	}
 	if (!ret && m)
 		ret = ktau_model_write_stream(m, KTAU_FORMAT_JSON, stdout);
@@ -238,43 +270,37 @@ static int report(const struct options *o)
 	return ret;
 }
 
-/* A FILE's reported processes summed into one block, in the selected
- * groups (--top picks the largest changes later, not here). */
-static struct ktau_profile *diff_side(const struct options *o, const char *path,
-				      const char *name)
+/* A FILE's reported processes in the selected groups (--top picks the
+ * largest changes later, not here). */
+static struct ktau_profile *diff_side(const struct options *o,
+				      const struct report_input *in)
 {
-	struct ktau_profile *view = NULL, *total = NULL, *grouped;
-	struct report_input in;
+	struct ktau_profile *view = make_view(o, in), *grouped;
 
-	if (!report_input_open(&in, path))
-		view = make_view(o, &in);
-	if (view) {
-		report_input_describe(stdout, &in);
-		total = report_view_total(view, name);
-	}
-	if (total && o->select.nr_groups) {
-		grouped = ktau_profile_filter_groups(total, o->select.groups,
-						     o->select.nr_groups);
-		ktau_profile_free(total);
-		total = grouped;
-	}
-	if (view && !total)
-		fprintf(stderr, "ktau-report: %s: %s\n", path, ktau_strerror(errno));
+	if (!view)
+		return NULL;
+	report_input_describe(stdout, in);
+	if (!o->select.nr_groups)
+		return view;
+	grouped = ktau_profile_filter_groups(view, o->select.groups, o->select.nr_groups);
+	if (!grouped)
+		fprintf(stderr, "ktau-report: %s: %s\n", in->path, ktau_strerror(errno));
 	ktau_profile_free(view);
-	report_input_close(&in);
-	return total;
+	return grouped;
 }
 
-static int diff(const struct options *o)
+static int diff(const struct options *o, const struct report_input *in)
 {
-	struct ktau_profile *a = diff_side(o, o->files[0], "A");
-	struct ktau_profile *b = a ? diff_side(o, o->files[1], "B") : NULL;
+	struct ktau_profile *a = diff_side(o, &in[0]);
+	struct ktau_profile *b = a ? diff_side(o, &in[1]) : NULL;
 	int ret = -ENOENT;
 
 	if (a && b) {
 		printf("# A = %s, B = %s; delta = B - A\n\n", o->files[0], o->files[1]);
-		ret = print_diff(stdout, a, ktau_profile_block(a, 0), b,
-				 ktau_profile_block(b, 0), o->select.top);
+		ret = print_diff(stdout, a, b, o->select.top);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "ktau-report: cannot compare %s and %s: %s\n",
+				o->files[0], o->files[1], ktau_strerror(ret));
 	}
 	ktau_profile_free(a);
 	ktau_profile_free(b);
@@ -284,18 +310,29 @@ static int diff(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	struct report_input *inputs;
+	bool usage = false;
+	size_t i;
 	int ret;
 
 	tool_init("ktau-report");
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
-	ret = o.diff ? diff(&o) : report(&o);
+	inputs = calloc(o.nr_files, sizeof(*inputs));
+	if (!inputs)
+		ret = -ENOMEM;
+	else if (!(ret = open_inputs(&o, inputs, &usage))) {
+		ret = o.diff ? diff(&o, inputs) : report(&o, inputs);
+		for (i = 0; i < o.nr_files; i++)
+			report_input_close(&inputs[i]);
+	}
+	free(inputs);
 	if (ret == -ENOMEM)
 		fprintf(stderr, "ktau-report: out of memory\n");
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ktau-report: write error: %s\n", strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	return ret ? EXIT_RUNTIME : EXIT_OK;
+	return usage ? EXIT_USAGE : ret ? EXIT_RUNTIME : EXIT_OK;
 }

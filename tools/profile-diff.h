@@ -8,15 +8,13 @@
 #include <ktau.h>
 
 /*
- * Per routine (name and group, all user contexts summed) of block a of
- * profile pa and block b of pb: calls, exclusive and inclusive
- * microseconds of A and B and B - A, sorted by the exclusive time's change,
- * largest first; top > 0 keeps that many rows. Two runs need signed
- * differences, which is why this is not ktau_block_subtract() (that one is
- * for snapshots of the same tasks and refuses counters that went down).
- * 0 or -ENOMEM.
+ * The table of ktau_profile_diff_routines(pa, pb): per routine the calls,
+ * exclusive and inclusive microseconds of A and B and B - A, in the
+ * library's order (largest change of exclusive time first); top > 0 keeps
+ * that many rows. The arithmetic is all the library's: this only prints.
+ * 0, or -errno of the comparison (ENOMEM, EOVERFLOW).
  */
-int print_diff(FILE *out, const struct ktau_profile *pa, const struct ktau_block *a,
-	       const struct ktau_profile *pb, const struct ktau_block *b, size_t top);
+int print_diff(FILE *out, const struct ktau_profile *pa, const struct ktau_profile *pb,
+	       size_t top);
 
 #endif

@@ -1,25 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile-select.h"
 #include "tool.h"
-
-/* The groups the kernel has (docs/proc-format.md): a typo is caught here
- * rather than silently selecting nothing. */
-static const char *const known_groups[] = {
-	"syscall", "softirq", "irq", "sched", "exception", "kernel", "event",
-};
-
-static bool known(const char *g)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(known_groups) / sizeof(known_groups[0]); i++)
-		if (!strcmp(g, known_groups[i]))
-			return true;
-	return false;
-}
 
 int select_parse_groups(struct selection *s, const char *arg)
 {
@@ -36,16 +22,138 @@ int select_parse_groups(struct selection *s, const char *arg)
 		return -EINVAL;
 	}
 	for (g = strtok_r(s->group_buf, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
-		if (!known(g)) {
-			tool_usage_error("unknown group '%s' (syscall, softirq, irq, sched, "
-					 "exception, kernel, event)", g);
-			return -EINVAL;
-		}
 		if (s->nr_groups == SELECT_MAX_GROUPS) {
 			tool_usage_error("too many groups in --groups '%s'", arg);
 			return -EINVAL;
 		}
 		s->groups[s->nr_groups++] = g;
+	}
+	return 0;
+}
+
+/* ---- the groups there are ---- */
+
+static bool group_known(const struct group_set *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->count; i++)
+		if (!strcmp(g->names[i], name))
+			return true;
+	return false;
+}
+
+int group_set_add(struct group_set *g, const char *name)
+{
+	char **grown;
+
+	/* a set holds a handful of groups: a scan is cheaper than a hash */
+	if (group_known(g, name))
+		return 0;
+	if (g->count == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 16;
+
+		grown = realloc(g->names, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		g->names = grown;
+		g->cap = cap;
+	}
+	g->names[g->count] = strdup(name);
+	if (!g->names[g->count])
+		return -ENOMEM;
+	g->count++;
+	return 0;
+}
+
+void group_set_free(struct group_set *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->count; i++)
+		free(g->names[i]);
+	free(g->names);
+	memset(g, 0, sizeof(*g));
+}
+
+int group_set_add_functions(struct group_set *g, const struct ktau_functions *map)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < ktau_functions_count(map); i++)
+		ret = group_set_add(g, ktau_functions_get(map, i)->group);
+	return ret;
+}
+
+int group_set_add_profile(struct group_set *g, const struct ktau_profile *p)
+{
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; !ret && i < ktau_profile_block_count(p); i++) {
+		const struct ktau_block *b = ktau_profile_block(p, i);
+
+		for (j = 0; !ret && j < ktau_block_func_count(b); j++)
+			ret = group_set_add(g, ktau_block_func(b, j)->group);
+		for (j = 0; !ret && j < ktau_block_open_count(b); j++)
+			ret = group_set_add(g, ktau_block_open(b, j)->group);
+		/* event records carry no group: "event" is what selects them */
+		if (!ret && ktau_block_event_count(b))
+			ret = group_set_add(g, "event");
+	}
+	return ret;
+}
+
+int group_set_add_kernel(struct group_set *g)
+{
+	struct ktau_control_status *status = ktau_control_status_read(NULL);
+	struct ktau_functions *map;
+	size_t i;
+	int ret = 0;
+
+	/* the control file is root-only: the function map is the list
+	 * everyone may read (each function names its group) */
+	if (status) {
+		for (i = 0; !ret && i < ktau_control_status_group_count(status); i++)
+			ret = group_set_add(g, ktau_control_status_group(status, i));
+		ktau_control_status_free(status);
+		return ret;
+	}
+	map = ktau_functions_read(NULL);
+	if (!map)
+		return -errno;
+	ret = group_set_add_functions(g, map);
+	ktau_functions_free(map);
+	return ret;
+}
+
+/* vsnprintf at the end of buf: a long list is cut, never overrun. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+int select_check_groups(const struct selection *s, const struct group_set *g,
+			const char *where)
+{
+	char msg[8192] = "";
+	size_t i, k;
+
+	for (i = 0; i < s->nr_groups; i++) {
+		if (group_known(g, s->groups[i]))
+			continue;
+		append(msg, sizeof(msg), "unknown group '%s' (%s: ", s->groups[i], where);
+		for (k = 0; k < g->count; k++)
+			append(msg, sizeof(msg), "%s%s", k ? ", " : "", g->names[k]);
+		append(msg, sizeof(msg), "%s)", g->count ? "" : "none");
+		tool_usage_error("%s", msg);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -21,8 +21,34 @@ struct selection {
 };
 
 /* "syscall,softirq" into s->groups; 0, or -EINVAL after printing a usage
- * error that names the bad group. */
+ * error (an empty name, too many). Whether the groups exist is for
+ * select_check_groups() once it is known where the profiles come from. */
 int select_parse_groups(struct selection *s, const char *arg);
+
+/*
+ * The groups --groups may name, each once in the order first seen. No
+ * list is compiled in: a kernel may have groups a tool has never heard of,
+ * so the list is whatever the profiles' source says.
+ */
+struct group_set {
+	char **names;
+	size_t count, cap;
+};
+
+/* Each adds to g; 0 or -errno. */
+int group_set_add(struct group_set *g, const char *name);
+/* The running kernel's: /proc/ktau/control when readable (it is root-only),
+ * else the groups of /proc/ktau/functions; -errno when neither is. */
+int group_set_add_kernel(struct group_set *g);
+int group_set_add_functions(struct group_set *g, const struct ktau_functions *map);
+/* The groups present in p: its func and open records', "event" for events. */
+int group_set_add_profile(struct group_set *g, const struct ktau_profile *p);
+void group_set_free(struct group_set *g);
+
+/* 0 when every selected group is in g, else -EINVAL after a usage error
+ * "unknown group 'x' (<where>: a, b, c)". */
+int select_check_groups(const struct selection *s, const struct group_set *g,
+			const char *where);
 /* --top N into s->top; 0, or -EINVAL after printing a usage error. */
 int select_parse_top(struct selection *s, const char *arg);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile-select.h"
 #include "report-view.h"
 
 static void print_parse_error(const char *path, const struct ktau_parse_error *e,
@@ -85,6 +86,20 @@ void report_input_close(struct report_input *in)
 	free(in->profiles);
 	ktau_archive_free(in->archive);
 	memset(in, 0, sizeof(*in));
+}
+
+int report_input_groups(const struct report_input *in, struct group_set *g)
+{
+	struct ktau_functions *map = in->archive ? ktau_archive_functions(in->archive, NULL)
+						 : NULL;
+	size_t i;
+	int ret = map ? group_set_add_functions(g, map) : 0;
+
+	/* an archive without a map still has its profiles' groups */
+	ktau_functions_free(map);
+	for (i = 0; !ret && i < in->nr_profiles; i++)
+		ret = group_set_add_profile(g, in->profiles[i]);
+	return ret;
 }
 
 static const char *info(const struct report_input *in, const char *key)
@@ -179,23 +194,4 @@ struct ktau_profile *report_view(const struct report_input *in,
 		return NULL;
 	}
 	return view;
-}
-
-struct ktau_profile *report_view_total(const struct ktau_profile *view, const char *name)
-{
-	struct ktau_profile *sum = ktau_profile_new(KTAU_SCOPE_SYSTEM,
-						    ktau_profile_tsc_khz(view));
-	struct ktau_block *b = sum ? ktau_profile_add_block(sum, KTAU_BLOCK_PROCESS, 0, 0,
-							    name) : NULL;
-	size_t i;
-	int ret = b ? 0 : -errno;
-
-	for (i = 0; !ret && i < ktau_profile_block_count(view); i++)
-		ret = ktau_block_add(b, ktau_profile_block(view, i));
-	if (ret) {
-		ktau_profile_free(sum);
-		errno = -ret;
-		return NULL;
-	}
-	return sum;
 }

@@ -28,6 +28,10 @@ struct view_options {
 /* Reads path; 0, or -errno after printing what is wrong with it. */
 int report_input_open(struct report_input *in, const char *path);
 void report_input_close(struct report_input *in);
+/* The groups in the input, into g: an archive's function map's (every
+ * group its kernel had) and its profiles', or the profile's. 0 or -errno. */
+struct group_set;
+int report_input_groups(const struct report_input *in, struct group_set *g);
 /* "# FILE: ..." naming what the input is. */
 void report_input_describe(FILE *out, const struct report_input *in);
 
@@ -39,8 +43,5 @@ void report_input_describe(FILE *out, const struct report_input *in);
  */
 struct ktau_profile *report_view(const struct report_input *in,
 				 const struct view_options *o);
-/* The sum of every block of view, as one process block named name. */
-struct ktau_profile *report_view_total(const struct ktau_profile *view,
-				       const char *name);
 
 #endif

@@ -286,8 +286,11 @@ KTAU_API int ktau_block_subtract(struct ktau_block *dst, const struct ktau_block
 
 /*
  * a + b and after - before, block by block: blocks are matched by
- * (kind, pid, tid); unmatched blocks of a/b, and blocks new in `after`, are
- * copied; blocks only in `before` (tasks gone since) are left out. Both
+ * (kind, pid, tid) (ktau_profile_diff() through a sorted index of `before`,
+ * the first such block in file order); unmatched blocks of a/b, and blocks
+ * new in `after`, are copied; blocks only in `before` (tasks gone since)
+ * are left out. A diff's counts are checked as ktau_block_subtract()
+ * checks them (ERANGE when one went down). Both
  * profiles must have the same scope and tsc_khz (else EINVAL).
  * NULL with errno EINVAL, ERANGE, EOVERFLOW or ENOMEM on failure.
  * In a system-scope diff, a thread that exited between the snapshots moves
@@ -298,6 +301,60 @@ KTAU_API struct ktau_profile *ktau_profile_sum(const struct ktau_profile *a,
 					       const struct ktau_profile *b);
 KTAU_API struct ktau_profile *ktau_profile_diff(const struct ktau_profile *before,
 						const struct ktau_profile *after);
+
+/*
+ * Two runs compared routine by routine (ktau-report --diff). This is
+ * ktau_profile_diff()'s companion for when `before` is not an earlier
+ * snapshot of the same tasks: two runs have other pids, a count may go
+ * either way and a routine may run in one run only, so the result cannot
+ * be a profile (whose counters are unsigned) and nothing is an ERANGE.
+ *
+ * Each side is summed first, over every block and user context of its
+ * profile, per routine (func name and group); a row per routine of either
+ * side has both sums ([0] a's, [1] b's, 0 where a side lacks it) and
+ * b - a. Counts and cycles are exact: a sum beyond 2^64 - 1 fails the
+ * whole comparison with EOVERFLOW (as ktau_block_add()). A *_delta is
+ * b - a saturated to [INT64_MIN, INT64_MAX] (only a change of 2^63 or
+ * more is clamped; the sides stay exact). The *_usec_delta fields convert
+ * each side with its own profile's tsc_khz, so runs on machines with
+ * different TSC rates compare (NaN when a profile has tsc_khz 0).
+ *
+ * Rows are sorted by the size of the exclusive-time change, largest
+ * first (in cycles when both profiles have the same tsc_khz, else in
+ * microseconds), then by name and group. Routines are matched by sorting
+ * both sides' records: O(n log n) in the func records.
+ *
+ * NULL with errno EINVAL (a NULL profile), EOVERFLOW or ENOMEM. The result
+ * owns its names; the profiles may be freed first.
+ */
+struct ktau_routine_diff;
+
+struct ktau_diff_row {
+	const char *name;
+	const char *group;
+	uint64_t calls[2];		/* [0]: a's, [1]: b's */
+	uint64_t incl_cycles[2];
+	uint64_t excl_cycles[2];
+	int64_t calls_delta;		/* b - a, saturated */
+	int64_t incl_cycles_delta;
+	int64_t excl_cycles_delta;
+	double incl_usec_delta;		/* b's microseconds - a's */
+	double excl_usec_delta;
+};
+
+KTAU_API struct ktau_routine_diff *ktau_profile_diff_routines(const struct ktau_profile *a,
+							      const struct ktau_profile *b);
+KTAU_API void ktau_routine_diff_free(struct ktau_routine_diff *d);
+KTAU_API size_t ktau_routine_diff_count(const struct ktau_routine_diff *d);
+/* In sorted order; NULL (errno ERANGE) past the end. */
+KTAU_API const struct ktau_diff_row *ktau_routine_diff_row(const struct ktau_routine_diff *d,
+							   size_t index);
+/*
+ * Every row summed (name "total", group ""), overflow-checked like the
+ * rows: calls and exclusive cycles only, since routines nest and their
+ * inclusive times overlap (the inclusive fields are 0).
+ */
+KTAU_API const struct ktau_diff_row *ktau_routine_diff_total(const struct ktau_routine_diff *d);
 
 /* ---- function map (/proc/ktau/functions) ------------------------------ */
 

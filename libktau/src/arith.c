@@ -479,10 +479,55 @@ struct ktau_profile *ktau_profile_sum(const struct ktau_profile *a,
 	return out;
 }
 
+/* A block of `before` and its place there, sorted by task so that each
+ * block of `after` finds its counterpart by binary search: a system
+ * profile has a block per thread, and a scan per block would be
+ * quadratic in the tasks. */
+struct block_ref {
+	const struct ktau_block *b;
+	size_t pos;
+};
+
+static int task_cmp(const struct ktau_block *a, const struct ktau_block *b)
+{
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static int by_task_then_pos(const void *x, const void *y)
+{
+	const struct block_ref *a = x, *b = y;
+	int c = task_cmp(a->b, b->b);
+
+	return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The first block in file order with like's task (as find_block()), or
+ * NULL: the lowest entry of the sorted refs that matches. */
+static const struct ktau_block *find_sorted(const struct block_ref *refs, size_t n,
+					    const struct ktau_block *like)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (task_cmp(refs[mid].b, like) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !task_cmp(refs[lo].b, like) ? refs[lo].b : NULL;
+}
+
 struct ktau_profile *ktau_profile_diff(const struct ktau_profile *before,
 				       const struct ktau_profile *after)
 {
 	struct ktau_profile *out;
+	struct block_ref *refs;
 	size_t i;
 	int ret = 0;
 
@@ -490,21 +535,253 @@ struct ktau_profile *ktau_profile_diff(const struct ktau_profile *before,
 		errno = EINVAL;
 		return NULL;
 	}
-	out = ktau_profile_dup(after);
-	if (!out)
+	refs = calloc(before->nr_blocks ? before->nr_blocks : 1, sizeof(*refs));
+	if (!refs)
 		return NULL;
-	for (i = 0; i < out->nr_blocks && !ret; i++) {
-		const struct ktau_block *s = find_block(before, out->blocks[i]);
+	for (i = 0; i < before->nr_blocks; i++)
+		refs[i] = (struct block_ref){ before->blocks[i], i };
+	qsort(refs, before->nr_blocks, sizeof(*refs), by_task_then_pos);
+	out = ktau_profile_dup(after);
+	for (i = 0; out && i < out->nr_blocks && !ret; i++) {
+		const struct ktau_block *s = find_sorted(refs, before->nr_blocks,
+							 out->blocks[i]);
 
 		if (s)
 			ret = ktau_block_subtract(out->blocks[i], s);
 	}
+	free(refs);
 	if (ret) {
 		ktau_profile_free(out);
 		errno = -ret;
 		return NULL;
 	}
 	return out;
+}
+
+/* ---- two runs compared routine by routine ---- */
+
+/* A row and what it is sorted by (the public struct may grow, so the
+ * sort keys live beside it, not in it). */
+struct diff_slot {
+	struct ktau_diff_row rec;
+	uint64_t excl_change;	/* |b - a| exclusive cycles, exact */
+	double excl_usec_change; /* |b - a| exclusive microseconds */
+	bool by_usec;		/* the same for every row of one comparison */
+};
+
+struct ktau_routine_diff {
+	struct diff_slot *rows;
+	size_t count;
+	struct ktau_diff_row total;
+	struct ktau_strpool strings;	/* the names: the profiles may go first */
+};
+
+/* One func record of one side: both sides' records sorted by routine put
+ * every record of a routine next to each other, so matching is a sort and
+ * one pass, not a lookup per record. */
+struct side_func {
+	const struct ktau_func *f;
+	unsigned int side;
+};
+
+static int by_routine(const void *x, const void *y)
+{
+	const struct ktau_func *a = ((const struct side_func *)x)->f;
+	const struct ktau_func *b = ((const struct side_func *)y)->f;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : strcmp(a->group, b->group);
+}
+
+/* b - a, clamped to int64_t (|b - a| may need 64 bits plus a sign). */
+static int64_t saturated_delta(uint64_t a, uint64_t b)
+{
+	if (b >= a)
+		return b - a > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(b - a);
+	return a - b > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(a - b);
+}
+
+static void set_deltas(struct ktau_diff_row *r, const struct ktau_profile *a,
+		       const struct ktau_profile *b)
+{
+	r->calls_delta = saturated_delta(r->calls[0], r->calls[1]);
+	r->incl_cycles_delta = saturated_delta(r->incl_cycles[0], r->incl_cycles[1]);
+	r->excl_cycles_delta = saturated_delta(r->excl_cycles[0], r->excl_cycles[1]);
+	r->incl_usec_delta = ktau_profile_usec(b, r->incl_cycles[1]) -
+			     ktau_profile_usec(a, r->incl_cycles[0]);
+	r->excl_usec_delta = ktau_profile_usec(b, r->excl_cycles[1]) -
+			     ktau_profile_usec(a, r->excl_cycles[0]);
+}
+
+static int by_change_desc(const void *x, const void *y)
+{
+	const struct diff_slot *a = x, *b = y;
+	int c;
+
+	if (a->by_usec && a->excl_usec_change != b->excl_usec_change)
+		return a->excl_usec_change < b->excl_usec_change ? 1 : -1;
+	if (!a->by_usec && a->excl_change != b->excl_change)
+		return a->excl_change < b->excl_change ? 1 : -1;
+	c = strcmp(a->rec.name, b->rec.name);
+	return c ? c : strcmp(a->rec.group, b->rec.group);
+}
+
+/* Every func record of both profiles, side 0 for a, 1 for b. */
+static struct side_func *collect_funcs(const struct ktau_profile *a,
+				       const struct ktau_profile *b, size_t *count)
+{
+	const struct ktau_profile *sides[2] = { a, b };
+	struct side_func *all;
+	size_t n = 0, i, j;
+	unsigned int s;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < sides[s]->nr_blocks; i++)
+			n += sides[s]->blocks[i]->nr_funcs;
+	all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	*count = 0;
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < sides[s]->nr_blocks; i++)
+			for (j = 0; j < sides[s]->blocks[i]->nr_funcs; j++)
+				all[(*count)++] = (struct side_func){
+					&sides[s]->blocks[i]->funcs[j].rec, s };
+	qsort(all, *count, sizeof(*all), by_routine);
+	return all;
+}
+
+/* A row per routine: the runs of equal (name, group) in the sorted
+ * records, each side summed. */
+static int make_rows(struct ktau_routine_diff *d, const struct side_func *all, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct side_func *s = &all[i];
+		struct ktau_diff_row *r;
+
+		if (!i || by_routine(&all[i - 1], s)) {
+			r = &d->rows[d->count++].rec;
+			r->name = ktau__strpool_add(&d->strings, s->f->name, strlen(s->f->name));
+			r->group = ktau__strpool_add(&d->strings, s->f->group,
+						     strlen(s->f->group));
+			if (!r->name || !r->group)
+				return -ENOMEM;
+		}
+		r = &d->rows[d->count - 1].rec;
+		ret = apply3(add, &r->calls[s->side], &r->incl_cycles[s->side],
+			     &r->excl_cycles[s->side], s->f->calls, s->f->incl_cycles,
+			     s->f->excl_cycles);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Deltas, sort keys and the total of the rows made. */
+static int finish_rows(struct ktau_routine_diff *d, const struct ktau_profile *a,
+		       const struct ktau_profile *b)
+{
+	/* one TSC rate: cycles compare exactly; two: only time does */
+	bool by_usec = a->tsc_khz != b->tsc_khz && a->tsc_khz && b->tsc_khz;
+	struct ktau_diff_row *t = &d->total;
+	size_t i;
+	int ret;
+
+	t->name = "total";
+	t->group = "";
+	for (i = 0; i < d->count; i++) {
+		struct diff_slot *s = &d->rows[i];
+		struct ktau_diff_row *r = &s->rec;
+		unsigned int side;
+
+		set_deltas(r, a, b);
+		s->excl_change = r->excl_cycles[1] >= r->excl_cycles[0] ?
+				 r->excl_cycles[1] - r->excl_cycles[0] :
+				 r->excl_cycles[0] - r->excl_cycles[1];
+		s->excl_usec_change = r->excl_usec_delta < 0 ? -r->excl_usec_delta
+							     : r->excl_usec_delta;
+		s->by_usec = by_usec;
+		for (side = 0; side < 2; side++)
+			if ((ret = add(&t->calls[side], r->calls[side])) ||
+			    (ret = add(&t->excl_cycles[side], r->excl_cycles[side])))
+				return ret;
+	}
+	set_deltas(t, a, b);
+	qsort(d->rows, d->count, sizeof(*d->rows), by_change_desc);
+	return 0;
+}
+
+struct ktau_routine_diff *ktau_profile_diff_routines(const struct ktau_profile *a,
+						     const struct ktau_profile *b)
+{
+	struct ktau_routine_diff *d;
+	struct side_func *all;
+	size_t n = 0;
+	int ret;
+
+	if (!a || !b) {
+		errno = EINVAL;
+		return NULL;
+	}
+	all = collect_funcs(a, b, &n);
+	d = all ? calloc(1, sizeof(*d)) : NULL;
+	if (d)
+		d->rows = calloc(n ? n : 1, sizeof(*d->rows));
+	if (!d || !d->rows) {
+		free(all);
+		ktau_routine_diff_free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = make_rows(d, all, n);
+	free(all);
+	if (!ret)
+		ret = finish_rows(d, a, b);
+	if (ret) {
+		ktau_routine_diff_free(d);
+		errno = -ret;
+		return NULL;
+	}
+	return d;
+}
+
+void ktau_routine_diff_free(struct ktau_routine_diff *d)
+{
+	int saved = errno;
+
+	if (!d)
+		return;
+	free(d->rows);
+	ktau__strpool_free(&d->strings);
+	free(d);
+	errno = saved;
+}
+
+size_t ktau_routine_diff_count(const struct ktau_routine_diff *d)
+{
+	return d ? d->count : 0;
+}
+
+const struct ktau_diff_row *ktau_routine_diff_row(const struct ktau_routine_diff *d,
+						  size_t index)
+{
+	if (!d || index >= d->count) {
+		errno = ERANGE;
+		return NULL;
+	}
+	return &d->rows[index].rec;
+}
+
+const struct ktau_diff_row *ktau_routine_diff_total(const struct ktau_routine_diff *d)
+{
+	if (!d) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return &d->total;
 }
 
 /* ---- time so far: open records folded into the counters ---- */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Sums and differences of blocks and profiles, checked to the cycle. */
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "testutil.h"
@@ -335,4 +337,369 @@ TEST(dup_is_deep)
 	ASSERT_STREQ("server", ktau_block_comm(blk));
 	ASSERT_STREQ("read", ktau_block_find_func(blk, 0, 0)->name);
 	ktau_profile_free(b);
+}
+
+/* ---- ktau_profile_diff(): blocks matched through the sorted index ---- */
+
+/* A system profile text with a thread block per pid in pids (n of them),
+ * func 0 1 "f" with calls = pid * mult; the caller frees it. */
+static char *system_text(const int *pids, size_t n, uint64_t mult)
+{
+	size_t size = 64 + n * 128, len;
+	char *text = malloc(size);
+	size_t i;
+
+	if (!text)
+		return NULL;
+	len = (size_t)snprintf(text, size, "ktau-profile 1\ntsc_khz 1000\nscope system\n");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, size - len,
+					"task kind=thread pid=%d tid=%d comm=t\n"
+					"func 0 1 f syscall %llu 10 10\n", pids[i], pids[i],
+					(unsigned long long)(pids[i] * mult));
+	snprintf(text + len, size - len, "end\n");
+	return text;
+}
+
+/* Thousands of tasks (what a linear lookup per block would make slow):
+ * every block finds its own counterpart; a task only in `before` is left
+ * out, one only in `after` is copied as it is. Correctness, not timing. */
+TEST(diff_many_blocks_matched_by_task)
+{
+	enum { N = 3000 };
+	static int before_pids[N], after_pids[N];
+	struct ktau_profile *before, *after, *d;
+	char *bt, *at;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		before_pids[i] = (int)i + 1;		/* 1 .. N */
+		after_pids[i] = (int)(N - i) + 1;	/* N+1 .. 2, the other order */
+	}
+	bt = system_text(before_pids, N, 1);
+	at = system_text(after_pids, N, 3);
+	ASSERT_NOT_NULL(bt);
+	ASSERT_NOT_NULL(at);
+	before = parse_str(bt, NULL);
+	after = parse_str(at, NULL);
+	free(bt);
+	free(at);
+	ASSERT_NOT_NULL(before);
+	ASSERT_NOT_NULL(after);
+	d = ktau_profile_diff(before, after);
+	ASSERT_NOT_NULL(d);
+	ASSERT_EQ(N, ktau_profile_block_count(d));
+	ASSERT_NULL(ktau_profile_find_block(d, KTAU_BLOCK_THREAD, 1, 1));
+	for (i = 0; i < N; i++) {
+		const struct ktau_block *b = ktau_profile_block(d, i);
+		int pid = after_pids[i];
+
+		ASSERT_EQ(pid, ktau_block_pid(b));
+		/* 3 pid - pid, or all of it for the task new in `after` */
+		ASSERT_EQ_U64((uint64_t)pid * (pid == N + 1 ? 3 : 2),
+			      ktau_block_find_func(b, 0, 1)->calls);
+	}
+	ktau_profile_free(before);
+	ktau_profile_free(after);
+	ktau_profile_free(d);
+}
+
+/* ---- ktau_profile_diff_routines(): two runs side by side ---- */
+
+static const struct ktau_diff_row *row_named(const struct ktau_routine_diff *d,
+					     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ktau_routine_diff_count(d); i++)
+		if (!strcmp(ktau_routine_diff_row(d, i)->name, name))
+			return ktau_routine_diff_row(d, i);
+	return NULL;
+}
+
+/* before.ktau and after.ktau as two runs: every block summed per routine
+ * (the children block's fork too), a routine of one run only, a routine
+ * that did not change, sorted by the exclusive change. */
+TEST(diff_routines_exact)
+{
+	struct ktau_profile *a = fixture("before.ktau"), *b = fixture("after.ktau");
+	struct ktau_routine_diff *d;
+	const struct ktau_diff_row *r;
+	static const char *const order[] = { "fork", "read", "getpid", "page_fault",
+					     "write" };
+	size_t i;
+
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	d = ktau_profile_diff_routines(a, b);
+	ASSERT_NOT_NULL(d);
+	ktau_profile_free(a);	/* the result owns its names */
+	ktau_profile_free(b);
+	ASSERT_EQ(5, ktau_routine_diff_count(d));
+	for (i = 0; i < 5; i++)
+		ASSERT_STREQ(order[i], ktau_routine_diff_row(d, i)->name);
+	errno = 0;
+	ASSERT_NULL(ktau_routine_diff_row(d, 5));
+	ASSERT_EQ(ERANGE, errno);
+
+	r = row_named(d, "read");
+	ASSERT_STREQ("syscall", r->group);
+	ASSERT_EQ_U64(10, r->calls[0]);
+	ASSERT_EQ_U64(25, r->calls[1]);
+	ASSERT_EQ(15, r->calls_delta);
+	ASSERT_EQ_U64(20000, r->incl_cycles[0]);
+	ASSERT_EQ_U64(50000, r->incl_cycles[1]);
+	ASSERT_EQ(30000, r->incl_cycles_delta);
+	ASSERT_EQ_U64(15000, r->excl_cycles[0]);
+	ASSERT_EQ_U64(40000, r->excl_cycles[1]);
+	ASSERT_EQ(25000, r->excl_cycles_delta);
+	ASSERT_NEAR(15.0, r->incl_usec_delta, 1e-9);	/* 2 GHz */
+	ASSERT_NEAR(12.5, r->excl_usec_delta, 1e-9);
+
+	r = row_named(d, "getpid");	/* B only */
+	ASSERT_EQ_U64(0, r->calls[0]);
+	ASSERT_EQ_U64(100, r->calls[1]);
+	ASSERT_EQ(23000, r->excl_cycles_delta);
+	r = row_named(d, "write");	/* the same in both */
+	ASSERT_EQ(0, r->calls_delta);
+	ASSERT_EQ(0, r->excl_cycles_delta);
+	ASSERT_NEAR(0.0, r->excl_usec_delta, 0);
+	r = row_named(d, "page_fault");
+	ASSERT_STREQ("exception", r->group);
+	ASSERT_EQ(2, r->calls_delta);
+
+	r = ktau_routine_diff_total(d);
+	ASSERT_STREQ("total", r->name);
+	ASSERT_STREQ("", r->group);
+	ASSERT_EQ_U64(19, r->calls[0]);
+	ASSERT_EQ_U64(137, r->calls[1]);
+	ASSERT_EQ(118, r->calls_delta);
+	ASSERT_EQ_U64(28000, r->excl_cycles[0]);
+	ASSERT_EQ_U64(111000, r->excl_cycles[1]);
+	ASSERT_EQ(83000, r->excl_cycles_delta);
+	ASSERT_EQ_U64(0, r->incl_cycles[0]);	/* inclusive times overlap */
+	ASSERT_EQ_U64(0, r->incl_cycles[1]);
+	ktau_routine_diff_free(d);
+
+	/* the other way round: the same rows, negative */
+	a = fixture("before.ktau");
+	b = fixture("after.ktau");
+	d = ktau_profile_diff_routines(b, a);
+	ASSERT_NOT_NULL(d);
+	r = row_named(d, "getpid");	/* A only now */
+	ASSERT_EQ_U64(100, r->calls[0]);
+	ASSERT_EQ_U64(0, r->calls[1]);
+	ASSERT_EQ(-100, r->calls_delta);
+	ASSERT_EQ(-23000, r->excl_cycles_delta);
+	ASSERT_NEAR(-11.5, r->excl_usec_delta, 1e-9);
+	ASSERT_EQ(-83000, ktau_routine_diff_total(d)->excl_cycles_delta);
+	ktau_routine_diff_free(d);
+	ktau_profile_free(a);
+	ktau_profile_free(b);
+}
+
+/* Blocks of either side need no counterpart: pids differ between runs,
+ * so each side is summed over its blocks and user contexts first; the
+ * same name in another group is another routine. */
+TEST(diff_routines_blocks_on_one_side)
+{
+	struct ktau_profile *a = parse_str("ktau-profile 1\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=1 tid=1 comm=a\n"
+		"func 0 1 x syscall 1 10 10\nfunc 7 1 x syscall 2 20 20\n"
+		"task kind=thread pid=2 tid=2 comm=a\nfunc 0 1 x syscall 4 40 40\n"
+		"func 0 2 x irq 1 5 5\n"
+		"task kind=thread pid=3 tid=3 comm=a\nfunc 0 3 only_a sched 9 90 90\n"
+		"end\n", NULL);
+	struct ktau_profile *b = parse_str("ktau-profile 1\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=20 tid=20 comm=b\nfunc 0 1 x syscall 8 80 80\n"
+		"task kind=thread pid=21 tid=21 comm=b\nfunc 0 4 only_b sched 1 1 1\n"
+		"end\n", NULL);
+	struct ktau_profile *empty = ktau_profile_new(KTAU_SCOPE_SYSTEM, 1000);
+	struct ktau_routine_diff *d;
+	const struct ktau_diff_row *r;
+
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	ASSERT_NOT_NULL(empty);
+	d = ktau_profile_diff_routines(a, b);
+	ASSERT_NOT_NULL(d);
+	ASSERT_EQ(4, ktau_routine_diff_count(d));
+	/* |change| 90 (only_a), 10 (x syscall), 5 (x irq), 1 (only_b) */
+	ASSERT_STREQ("only_a", ktau_routine_diff_row(d, 0)->name);
+	r = ktau_routine_diff_row(d, 1);
+	ASSERT_STREQ("x", r->name);
+	ASSERT_STREQ("syscall", r->group);
+	ASSERT_EQ_U64(7, r->calls[0]);
+	ASSERT_EQ_U64(8, r->calls[1]);
+	ASSERT_EQ_U64(70, r->excl_cycles[0]);
+	ASSERT_EQ(10, r->excl_cycles_delta);
+	r = ktau_routine_diff_row(d, 2);
+	ASSERT_STREQ("irq", r->group);
+	ASSERT_EQ(-5, r->excl_cycles_delta);
+	ASSERT_STREQ("only_b", ktau_routine_diff_row(d, 3)->name);
+	ASSERT_EQ(-9, row_named(d, "only_a")->calls_delta);
+	ASSERT_EQ_U64(17, ktau_routine_diff_total(d)->calls[0]);
+	ASSERT_EQ_U64(9, ktau_routine_diff_total(d)->calls[1]);
+	ktau_routine_diff_free(d);
+
+	/* a side with no blocks at all */
+	d = ktau_profile_diff_routines(empty, b);
+	ASSERT_NOT_NULL(d);
+	ASSERT_EQ(2, ktau_routine_diff_count(d));
+	ASSERT_EQ(81, ktau_routine_diff_total(d)->excl_cycles_delta);
+	ktau_routine_diff_free(d);
+	d = ktau_profile_diff_routines(empty, empty);
+	ASSERT_NOT_NULL(d);
+	ASSERT_EQ(0, ktau_routine_diff_count(d));
+	ASSERT_EQ(0, ktau_routine_diff_total(d)->calls_delta);
+	ktau_routine_diff_free(d);
+	ktau_profile_free(a);
+	ktau_profile_free(b);
+	ktau_profile_free(empty);
+}
+
+/* Sums are exact or fail (EOVERFLOW, for a routine's sum and for the
+ * total); a change beyond int64_t saturates, its sides stay exact. */
+TEST(diff_routines_overflow)
+{
+	struct ktau_profile *big = parse_str("ktau-profile 1\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=1 tid=1 comm=a\n"
+		"func 0 1 x syscall 18446744073709551615 18446744073709551615 "
+		"18446744073709551615\nend\n", NULL);
+	struct ktau_profile *twice = parse_str("ktau-profile 1\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=1 tid=1 comm=a\n"
+		"func 0 1 x syscall 18446744073709551615 1 1\n"
+		"task kind=thread pid=2 tid=2 comm=a\nfunc 0 1 x syscall 1 1 1\nend\n", NULL);
+	struct ktau_profile *total = parse_str("ktau-profile 1\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=1 tid=1 comm=a\n"
+		"func 0 1 x syscall 1 1 18446744073709551615\n"
+		"func 0 2 y syscall 1 1 1\nend\n", NULL);
+	struct ktau_profile *zero = ktau_profile_new(KTAU_SCOPE_SYSTEM, 1000);
+	struct ktau_routine_diff *d;
+	const struct ktau_diff_row *r;
+
+	ASSERT_NOT_NULL(big);
+	ASSERT_NOT_NULL(twice);
+	ASSERT_NOT_NULL(total);
+	ASSERT_NOT_NULL(zero);
+	d = ktau_profile_diff_routines(zero, big);
+	ASSERT_NOT_NULL(d);
+	r = ktau_routine_diff_row(d, 0);
+	ASSERT_EQ_U64(UINT64_MAX, r->calls[1]);
+	ASSERT_TRUE(r->calls_delta == INT64_MAX);
+	ASSERT_TRUE(r->excl_cycles_delta == INT64_MAX);
+	ktau_routine_diff_free(d);
+	d = ktau_profile_diff_routines(big, zero);
+	ASSERT_NOT_NULL(d);
+	r = ktau_routine_diff_row(d, 0);
+	ASSERT_EQ_U64(UINT64_MAX, r->calls[0]);
+	ASSERT_TRUE(r->calls_delta == INT64_MIN);
+	ASSERT_TRUE(ktau_routine_diff_total(d)->excl_cycles_delta == INT64_MIN);
+	ktau_routine_diff_free(d);
+	/* x's calls over two blocks: 2^64 */
+	d = ktau_profile_diff_routines(twice, twice);
+	ASSERT_NULL(d);
+	ASSERT_EQ(EOVERFLOW, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_profile_diff_routines(zero, total));
+	ASSERT_EQ(EOVERFLOW, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_profile_diff_routines(NULL, zero));
+	ASSERT_EQ(EINVAL, errno);
+	ktau_routine_diff_free(NULL);
+	ktau_profile_free(big);
+	ktau_profile_free(twice);
+	ktau_profile_free(total);
+	ktau_profile_free(zero);
+}
+
+/* Runs on machines with other TSC rates: each side's microseconds with
+ * its own tsc_khz, and the order by time, not by cycles. */
+TEST(diff_routines_other_tsc_rates)
+{
+	struct ktau_profile *a = parse_str("ktau-profile 1\ntsc_khz 1000\nscope process\n"
+		"task kind=process pid=1 tid=1 comm=a\n"
+		"func 0 1 x syscall 1 3000 3000\nfunc 0 2 y syscall 1 1000 1000\nend\n", NULL);
+	struct ktau_profile *b = parse_str("ktau-profile 1\ntsc_khz 4000\nscope process\n"
+		"task kind=process pid=9 tid=9 comm=b\n"
+		"func 0 1 x syscall 1 20000 20000\nfunc 0 2 y syscall 1 16000 16000\nend\n",
+		NULL);
+	struct ktau_routine_diff *d;
+	const struct ktau_diff_row *r;
+
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	d = ktau_profile_diff_routines(a, b);
+	ASSERT_NOT_NULL(d);
+	/* y: 1000 -> 4000 usec (15000 cycles more), x: 3000 -> 5000 usec
+	 * (17000 cycles more): in cycles x would come first */
+	r = ktau_routine_diff_row(d, 0);
+	ASSERT_STREQ("y", r->name);
+	ASSERT_NEAR(3000.0, r->excl_usec_delta, 1e-9);
+	ASSERT_EQ(15000, r->excl_cycles_delta);
+	r = ktau_routine_diff_row(d, 1);
+	ASSERT_STREQ("x", r->name);
+	ASSERT_NEAR(2000.0, r->excl_usec_delta, 1e-9);
+	ASSERT_NEAR(5000.0, ktau_routine_diff_total(d)->excl_usec_delta, 1e-9);
+	ktau_routine_diff_free(d);
+	ktau_profile_free(a);
+	ktau_profile_free(b);
+}
+
+/* Many routines over many blocks (what a scan per record would make
+ * slow): every row's sums and deltas exact, in order. Correctness only. */
+TEST(diff_routines_many_routines)
+{
+	enum { N = 4000, BLOCKS = 40 };
+	size_t size = 128 + (size_t)N * 80 + BLOCKS * 64, len[2];
+	char *text[2] = { malloc(size), malloc(size) };
+	struct ktau_profile *p[2];
+	struct ktau_routine_diff *d;
+	size_t i, side;
+
+	ASSERT_NOT_NULL(text[0]);
+	ASSERT_NOT_NULL(text[1]);
+	/* routine r<i> in block i % BLOCKS: A has i calls and 10 i cycles,
+	 * B 2 i calls and 11 i cycles (a change of i) */
+	for (side = 0; side < 2; side++) {
+		size_t blk;
+
+		len[side] = (size_t)snprintf(text[side], size, "ktau-profile 1\ntsc_khz 1000\n"
+					     "scope system\n");
+		for (blk = 0; blk < BLOCKS; blk++) {
+			len[side] += (size_t)snprintf(text[side] + len[side], size - len[side],
+				"task kind=thread pid=%zu tid=%zu comm=t\n",
+				blk + 1 + side * 100, blk + 1 + side * 100);
+			for (i = blk; i < N; i += BLOCKS)
+				len[side] += (size_t)snprintf(text[side] + len[side],
+					size - len[side], "func 0 %zu r%zu syscall %zu %zu %zu\n",
+					i, i, side ? 2 * i : i, (side ? 11 : 10) * i,
+					(side ? 11 : 10) * i);
+		}
+		snprintf(text[side] + len[side], size - len[side], "end\n");
+		p[side] = parse_str(text[side], NULL);
+		free(text[side]);
+		ASSERT_NOT_NULL(p[side]);
+	}
+	d = ktau_profile_diff_routines(p[0], p[1]);
+	ASSERT_NOT_NULL(d);
+	ASSERT_EQ(N, ktau_routine_diff_count(d));
+	for (i = 0; i < N; i++) {
+		const struct ktau_diff_row *r = ktau_routine_diff_row(d, i);
+		size_t k = N - 1 - i;	/* the largest change first */
+		char name[32];
+
+		snprintf(name, sizeof(name), "r%zu", k);
+		ASSERT_STREQ(name, r->name);
+		ASSERT_EQ_U64(k, r->calls[0]);
+		ASSERT_EQ_U64(2 * k, r->calls[1]);
+		ASSERT_EQ_U64(10 * k, r->excl_cycles[0]);
+		ASSERT_EQ((int64_t)k, r->excl_cycles_delta);
+		ASSERT_EQ((int64_t)k, r->incl_cycles_delta);
+	}
+	/* sum of i, 0 .. N-1 */
+	ASSERT_EQ_U64((uint64_t)N * (N - 1) / 2, ktau_routine_diff_total(d)->calls_delta);
+	ktau_routine_diff_free(d);
+	ktau_profile_free(p[0]);
+	ktau_profile_free(p[1]);
 }

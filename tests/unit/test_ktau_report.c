@@ -345,7 +345,6 @@ TEST(report_usage_errors)
 		{ "--diff needs exactly two files, A and B", "--diff", "a", NULL },
 		{ "--json has the call graph already", "--json", "--callgraph", "a" },
 		{ "invalid --top count 'x' (a number from 1)", "--top", "x", "a" },
-		{ "unknown group 'noise'", "--groups", "noise", "a" },
 		{ "invalid process id '0'", "--pid", "0", "a" },
 		{ "unknown option '--bogus'", "--bogus", "a", NULL },
 		{ "option '--top' needs an argument", "--top", NULL },
@@ -370,6 +369,88 @@ TEST(report_usage_errors)
 	ASSERT_CONTAINS(r.out, "Usage: ktau-report");
 	ASSERT_CONTAINS(r.out, "Exit status:");
 	run_result_free(&r);
+}
+
+/* --groups against the groups in the files: an archive's function map,
+ * a profile's own records; across all the FILEs (and both --diff runs),
+ * since a group may be in one only. Read before anything is printed. */
+TEST(report_groups_from_the_files)
+{
+	char want[9000], before[4200], *dir = make_tmpdir(), path[4300];
+	struct run_result r;
+	char line[512];
+
+	ASSERT_NOT_NULL(dir);
+	fixture_copy(before, "before.ktau");
+	ASSERT_EQ(0, REPORT(&r, "--groups", "noise", before));
+	ASSERT_EQ(2, r.status);
+	snprintf(want, sizeof(want), "ktau-report: unknown group 'noise' (groups in %s: "
+		 "syscall, exception, event)\nTry 'ktau-report --help' for more "
+		 "information.\n", before);
+	ASSERT_STREQ(want, r.err);
+	ASSERT_STREQ("", r.out);
+	run_result_free(&r);
+
+	/* the archive's map has groups its profile never ran */
+	ASSERT_EQ(0, REPORT(&r, "--groups", "irq", test_fixture("archive-v1.ktar")));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "(groups in ");
+	ASSERT_CONTAINS(r.err, "archive-v1.ktar: syscall, kernel, softirq, exception, sched, "
+			"event)\n");
+	run_result_free(&r);
+	ASSERT_EQ(0, REPORT(&r, "--groups", "sched", test_fixture("archive-v1.ktar")));
+	ASSERT_EQ(0, r.status);
+	run_result_free(&r);
+
+	/* a group of a newer kernel, in the second file only */
+	snprintf(path, sizeof(path), "%s/netio.ktau", dir);
+	ASSERT_EQ(0, write_tree_file(dir, "netio.ktau", "ktau-profile 1\ntsc_khz 2000000\n"
+				     "scope process\ntask kind=process pid=9 tid=9 comm=app\n"
+				     "func 0 0 read syscall 10 20000 15000\n"
+				     "func 0 901 nfs_read netio 4 9000 9000\nend\n"));
+	ASSERT_EQ(0, REPORT(&r, "--groups", "netio", before, path));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("nfs_read netio 4 4.500 4.500 100.00",
+		     line_starting(r.out, "nfs_read", line, sizeof(line)));
+	run_result_free(&r);
+	ASSERT_EQ(0, REPORT(&r, "--groups", "bogus", before, path));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "unknown group 'bogus' (groups in the files: syscall, "
+			"exception, event, netio)\n");
+	run_result_free(&r);
+	ASSERT_EQ(0, REPORT(&r, "--diff", "--groups", "netio", before, path));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("nfs_read netio 0 4 +4 0.000 4.500 +4.500 0.000 4.500 +4.500",
+		     line_starting(r.out, "nfs_read", line, sizeof(line)));
+	ASSERT_NOT_CONTAINS(r.out, "\nread ");
+	run_result_free(&r);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A side's sum that does not fit in 64 bits fails the comparison, and
+ * says so, rather than printing a wrapped number. */
+TEST(report_diff_overflow_is_an_error)
+{
+	char *dir = make_tmpdir(), path[4300], want[9000];
+	struct run_result r;
+
+	ASSERT_NOT_NULL(dir);
+	/* two processes: each fits, their sum does not */
+	ASSERT_EQ(0, write_tree_file(dir, "big.ktau", "ktau-profile 1\ntsc_khz 1000\n"
+				     "scope system\ntask kind=thread pid=1 tid=1 comm=a\n"
+				     "func 0 1 x syscall 1 1 18446744073709551615\n"
+				     "task kind=thread pid=2 tid=2 comm=b\n"
+				     "func 0 1 x syscall 1 1 1\nend\n"));
+	snprintf(path, sizeof(path), "%s/big.ktau", dir);
+	ASSERT_EQ(0, REPORT(&r, "--diff", test_fixture("before.ktau"), path));
+	ASSERT_EQ(1, r.status);
+	snprintf(want, sizeof(want), "ktau-report: cannot compare %s and %s: sum does not fit "
+		 "in 64 bits\n", test_fixture("before.ktau"), path);
+	ASSERT_STREQ(want, r.err);
+	run_result_free(&r);
+	remove_tree(dir);
+	free(dir);
 }
 
 TEST(archive_tool_errors)
