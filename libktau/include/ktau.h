@@ -203,7 +203,8 @@ KTAU_API struct ktau_proc *ktau_proc_open(const struct ktau_proc_opts *opts,
 					  struct ktau_error **err);
 /* NULL is accepted. */
 KTAU_API void ktau_proc_close(struct ktau_proc *proc);
-/* The root the handle reads, without a trailing slash unless it is "/". */
+/* The root the handle reads, without a trailing slash unless it is "/";
+ * NULL (errno EINVAL) for a NULL handle. */
 KTAU_API const char *ktau_proc_root(const struct ktau_proc *proc);
 
 /*

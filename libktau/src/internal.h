@@ -240,11 +240,10 @@ struct ktau_parser_ops {
  * NULL with errno set and err filled. */
 KTAU_HIDDEN void *ktau__parse_text(const struct ktau_parser_ops *ops, const char *buf,
 				   size_t len, struct ktau_parse_error *err);
-/* The same of text just read (NULL: the read failed with errno, `what`
- * names the source in err); frees text. */
+/* The same of text just read, then frees it; NULL text (the read failed,
+ * errno set and err filled by the reader) gives NULL. */
 KTAU_HIDDEN void *ktau__parse_read_text(const struct ktau_parser_ops *ops, char *text,
-					size_t len, const char *what,
-					struct ktau_parse_error *err);
+					size_t len, struct ktau_parse_error *err);
 
 /* The ktau-profile format's (profile_parse.c). */
 KTAU_HIDDEN extern const struct ktau_parser_ops ktau__profile_parser;

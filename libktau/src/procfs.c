@@ -70,6 +70,10 @@ void ktau_proc_close(struct ktau_proc *proc)
 
 const char *ktau_proc_root(const struct ktau_proc *proc)
 {
+	if (!proc) {
+		errno = EINVAL;
+		return NULL;
+	}
 	return proc->root;
 }
 
@@ -172,7 +176,7 @@ void *ktau__proc_parse_file(struct ktau_proc *proc, const char *rel,
 		return NULL;
 	}
 	text = ktau__proc_read_file(proc->root, rel, &len, err);
-	return text ? ktau__parse_read_text(ops, text, len, NULL, err) : NULL;
+	return ktau__parse_read_text(ops, text, len, err);
 }
 
 struct ktau_profile *ktau__proc_profile(const char *root, pid_t pid, pid_t tid,
@@ -181,8 +185,7 @@ struct ktau_profile *ktau__proc_profile(const char *root, pid_t pid, pid_t tid,
 	size_t len = 0;
 	char *text = ktau__proc_read_task(root, pid, tid, &len, err);
 
-	return text ? ktau__parse_read_text(&ktau__profile_parser, text, len, NULL, err)
-		    : NULL;
+	return ktau__parse_read_text(&ktau__profile_parser, text, len, err);
 }
 
 /* The checked read options: 0 or -EINVAL with err filled. */
@@ -290,7 +293,7 @@ void *ktau__load_parse(const struct ktau_parser_ops *ops,
 	size_t len = 0;
 	char *text = ktau__load_text(opts, &len, err);
 
-	return text ? ktau__parse_read_text(ops, text, len, NULL, err) : NULL;
+	return ktau__parse_read_text(ops, text, len, err);
 }
 
 char *ktau_raw_load(const struct ktau_load_opts *opts, size_t *len,

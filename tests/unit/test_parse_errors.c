@@ -28,14 +28,14 @@ static const char *parse_fails(const char *text, size_t len, int error,
 	if (errno != error || ERR_CODE != -error || ERR_LINE != line ||
 	    !strstr(ERR_MSG, msg)) {
 		snprintf(why, sizeof(why),
-			 "errno %d ERR_CODE %d line %u message \"%s\"; wanted %d at line %u with \"%s\"",
+			 "errno %d code %d line %u message \"%s\"; wanted %d at line %u with \"%s\"",
 			 errno, ERR_CODE, ERR_LINE, ERR_MSG, error, line, msg);
 		return why;
 	}
-	/* the same failure without an error struct must not crash */
+	/* the same failure with err NULL must not crash */
 	errno = 0;
 	if (ktau_profile_parse(text, len, NULL) || errno != error)
-		return "different result without a ktau_parse_error";
+		return "different result with err NULL";
 	return NULL;
 }
 

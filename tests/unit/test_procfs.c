@@ -304,6 +304,9 @@ TEST(proc_open_root)
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(-EINVAL, ERR_CODE);
 	ktau_proc_close(NULL);	/* accepted */
+	errno = 0;
+	ASSERT_NULL(ktau_proc_root(NULL));
+	ASSERT_EQ(EINVAL, errno);
 }
 
 /* The environment is only the default: an explicit root wins over it. */
