@@ -142,10 +142,13 @@ static pid_t spawn(int fid300, int *hold_w)
 
 static int funcs_of(pid_t pid)
 {
-	struct ktau_profile *p = ktau_profile_read_pid(pid, NULL);
+	KTAU_OPTS(ktau_read_opts, opts, .pid = pid);
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	struct ktau_profile *p = proc ? ktau_proc_read_profile(proc, &opts, NULL) : NULL;
 	const struct ktau_block *b;
 	int n = -1;
 
+	ktau_proc_close(proc);
 	if (!p)
 		return -1;
 	b = ktau_profile_block(p, 0);

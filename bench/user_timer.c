@@ -54,11 +54,13 @@ static void empty(void *arg, long n)
 /* System calls this thread made so far, from its ktau profile; -1 if none. */
 static long long syscalls_so_far(void)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
-	struct ktau_profile *p = ktau_profile_read_tid(getpid(), tid, NULL);
+	KTAU_OPTS(ktau_read_opts, opts, .pid = getpid(), .tid = (pid_t)syscall(SYS_gettid));
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	struct ktau_profile *p = proc ? ktau_proc_read_profile(proc, &opts, NULL) : NULL;
 	const struct ktau_block *b = p ? ktau_profile_block(p, 0) : NULL;
 	long long n = 0;
 
+	ktau_proc_close(proc);
 	if (!b) {
 		ktau_profile_free(p);
 		return -1;

@@ -159,28 +159,25 @@ static void source_name(const struct options *o, char *buf, size_t size)
 
 static struct ktau_profile *read_profile(const struct options *o)
 {
-	struct ktau_parse_error perr = { 0 };
+	struct ktau_error *perr;
 	struct ktau_profile *p;
 	char src[4200];
 	int error;
 
-	if (o->input)
-		p = ktau_profile_read_file(o->input, &perr);
-	else if (o->tid)
-		p = ktau_profile_read_tid(o->pid, o->tid, &perr);
-	else
-		p = ktau_profile_read_pid(o->pid, &perr);
+	p = tool_read_profile(o->input, o->pid, o->tid, 0, &perr);
 	if (p)
 		return p;
 	error = errno;
 	source_name(o, src, sizeof(src));
-	if ((error == EPROTO || error == EPROTONOSUPPORT) && perr.line)
-		fprintf(stderr, "ktau-export: %s:%u: %s\n", src, perr.line, perr.message);
+	if ((error == EPROTO || error == EPROTONOSUPPORT) && ktau_error_line(perr))
+		fprintf(stderr, "ktau-export: %s:%u: %s\n", src, ktau_error_line(perr),
+			ktau_error_message(perr));
 	else if (error == ESRCH && o->pid)
 		fprintf(stderr, "ktau-export: no such process or thread: %s\n", src);
 	else
 		fprintf(stderr, "ktau-export: cannot read %s: %s\n", src,
-			perr.message[0] ? perr.message : ktau_strerror(error));
+			ktau_error_message(perr));
+	ktau_error_free(perr);
 	return NULL;
 }
 

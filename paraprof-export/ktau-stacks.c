@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,26 +137,27 @@ static const char *input_name(const struct options *o)
 
 static struct ktau_stacks *read_stacks(const struct options *o)
 {
-	struct ktau_parse_error perr = { 0 };
+	bool from_file = o->input && strcmp(o->input, "-");
+	KTAU_OPTS(ktau_load_opts, load, .path = from_file ? o->input : NULL,
+		  .stream = from_file ? NULL : stdin);
+	struct ktau_error *perr;
 	struct ktau_stacks *s;
 	int error;
 
-	if (o->input && strcmp(o->input, "-"))
-		s = ktau_stacks_read_file(o->input, o->input_format, &perr);
-	else
-		s = ktau_stacks_read_stream(stdin, o->input_format, &perr);
+	s = ktau_stacks_load(&load, o->input_format, &perr);
 	if (s)
 		return s;
 	error = errno;
-	if (error == EPROTO && perr.line)
-		fprintf(stderr, "ktau-stacks: %s:%u: %s\n", input_name(o), perr.line,
-			perr.message);
+	if (error == EPROTO && ktau_error_line(perr))
+		fprintf(stderr, "ktau-stacks: %s:%u: %s\n", input_name(o),
+			ktau_error_line(perr), ktau_error_message(perr));
 	else if (error == EPROTO)
 		fprintf(stderr, "ktau-stacks: %s: %s (--format perf, stap or dtrace)\n",
-			input_name(o), perr.message);
+			input_name(o), ktau_error_message(perr));
 	else
 		fprintf(stderr, "ktau-stacks: cannot read %s: %s\n", input_name(o),
 			ktau_strerror(error));
+	ktau_error_free(perr);
 	return NULL;
 }
 

@@ -131,21 +131,29 @@ static const char *hint(int error)
 
 static int archive(const struct options *o)
 {
+	KTAU_OPTS(ktau_collect_opts, opts, .pids = o->pids, .nr_pids = o->nr_pids);
 	struct ktau_archive *a = ktau_archive_new();
-	struct ktau_parse_error err = { 0 };
+	/* libktau's default tree: KTAU_PROCFS or /proc */
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	struct ktau_error *err;
 	int ret;
 
-	if (!a) {
+	if (!a || !proc) {
 		fprintf(stderr, "ktau-archive: %s\n", strerror(errno));
+		ktau_archive_free(a);
+		ktau_proc_close(proc);
 		return EXIT_RUNTIME;
 	}
-	ret = ktau_archive_collect(a, o->pids, o->nr_pids, &err);
+	ret = ktau_archive_collect(a, proc, &opts, &err);
+	ktau_proc_close(proc);
 	if (ret) {
-		if (err.line)
-			fprintf(stderr, "ktau-archive: %s (line %u)%s\n", err.message,
-				err.line, hint(-ret));
+		if (ktau_error_line(err))
+			fprintf(stderr, "ktau-archive: %s (line %u)%s\n",
+				ktau_error_message(err), ktau_error_line(err), hint(-ret));
 		else
-			fprintf(stderr, "ktau-archive: %s%s\n", err.message, hint(-ret));
+			fprintf(stderr, "ktau-archive: %s%s\n", ktau_error_message(err),
+				hint(-ret));
+		ktau_error_free(err);
 		ktau_archive_free(a);
 		return EXIT_RUNTIME;
 	}

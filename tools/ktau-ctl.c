@@ -53,7 +53,7 @@ static const char usage_text[] =
 
 static const char *const simple_commands[] = { "start", "stop", "clear", "startclr" };
 
-static void report_error(const char *what, int error, const struct ktau_parse_error *perr)
+static void report_error(const char *what, int error, const struct ktau_error *perr)
 {
 	switch (error) {
 	case EACCES:
@@ -66,24 +66,44 @@ static void report_error(const char *what, int error, const struct ktau_parse_er
 		return;
 	case EPROTO:
 	case EPROTONOSUPPORT:
-		if (perr && perr->line) {
-			fprintf(stderr, "ktau-ctl: /proc/ktau/control:%u: %s\n", perr->line,
-				perr->message);
+		if (ktau_error_line(perr)) {
+			fprintf(stderr, "ktau-ctl: /proc/ktau/control:%u: %s\n",
+				ktau_error_line(perr), ktau_error_message(perr));
+			return;
+		}
+		if (perr) {
+			fprintf(stderr, "ktau-ctl: %s: %s\n", what, ktau_error_message(perr));
 			return;
 		}
 		break;
 	}
-	fprintf(stderr, "ktau-ctl: %s: %s\n", what,
-		perr && perr->message[0] ? perr->message : ktau_strerror(error));
+	/* what already names the file, which the library's message repeats */
+	fprintf(stderr, "ktau-ctl: %s: %s\n", what, ktau_strerror(error));
+}
+
+/* libktau's default /proc tree (KTAU_PROCFS or /proc); NULL after saying why. */
+static struct ktau_proc *open_proc(void)
+{
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+
+	if (!proc)
+		fprintf(stderr, "ktau-ctl: %s\n", ktau_strerror(errno));
+	return proc;
 }
 
 static struct ktau_control_status *read_status(void)
 {
-	struct ktau_parse_error perr;
-	struct ktau_control_status *s = ktau_control_status_read(&perr);
+	struct ktau_proc *proc = open_proc();
+	struct ktau_control_status *s;
+	struct ktau_error *perr;
 
+	if (!proc)
+		return NULL;
+	s = ktau_proc_read_control(proc, &perr);
 	if (!s)
-		report_error("cannot read /proc/ktau/control", errno, &perr);
+		report_error("cannot read /proc/ktau/control", errno, perr);
+	ktau_error_free(perr);
+	ktau_proc_close(proc);
 	return s;
 }
 
@@ -144,9 +164,14 @@ static int check_groups(const struct ktau_control_status *s, char **names, int n
 
 static int send_command(const char *command)
 {
-	int ret = ktau_control_write(command);
+	struct ktau_proc *proc = open_proc();
 	char what[300];
+	int ret;
 
+	if (!proc)
+		return EXIT_RUNTIME;
+	ret = ktau_proc_write_control(proc, command, NULL);
+	ktau_proc_close(proc);
 	if (!ret)
 		return EXIT_OK;
 	if (ret == -EINVAL) {

@@ -229,7 +229,7 @@ static void source_name(const struct options *o, char *buf, size_t size)
 }
 
 static void report_read_error(const struct options *o, int error,
-			      const struct ktau_parse_error *perr)
+			      const struct ktau_error *perr)
 {
 	char src[4200];
 
@@ -252,13 +252,12 @@ static void report_read_error(const struct options *o, int error,
 		return;
 	case EPROTO:
 	case EPROTONOSUPPORT:
-		if (perr && perr->line)
-			fprintf(stderr, "ktau-dump: %s:%u: %s\n", src, perr->line,
-				perr->message);
+		if (ktau_error_line(perr))
+			fprintf(stderr, "ktau-dump: %s:%u: %s\n", src, ktau_error_line(perr),
+				ktau_error_message(perr));
 		else
 			fprintf(stderr, "ktau-dump: %s: %s\n", src,
-				perr && perr->message[0] ? perr->message
-							 : ktau_strerror(error));
+				perr ? ktau_error_message(perr) : ktau_strerror(error));
 		return;
 	default:
 		fprintf(stderr, "ktau-dump: cannot read %s: %s\n", src,
@@ -268,19 +267,16 @@ static void report_read_error(const struct options *o, int error,
 
 static int dump_raw(const struct options *o)
 {
+	struct ktau_error *err;
 	size_t len = 0;
 	char *text;
 
-	if (o->input)
-		text = ktau_raw_read_file(o->input, &len);
-	else if (o->system)
-		text = ktau_raw_read_system(&len);
-	else if (o->tid)
-		text = ktau_raw_read_tid(o->pid, o->tid, &len);
-	else
-		text = ktau_raw_read_pid(o->pid, &len);
+	/* --system: pid and tid select blocks, they do not name the file */
+	text = tool_read_raw(o->input, o->system ? 0 : o->pid, o->system ? 0 : o->tid,
+			     &len, &err);
 	if (!text) {
 		report_read_error(o, errno, NULL);
+		ktau_error_free(err);
 		return EXIT_RUNTIME;
 	}
 	fwrite(text, 1, len, stdout);
@@ -289,17 +285,12 @@ static int dump_raw(const struct options *o)
 }
 
 static struct ktau_profile *read_profile(const struct options *o,
-					 struct ktau_parse_error *err)
+					 struct ktau_error **err)
 {
-	if (o->input)
-		return ktau_profile_read_file(o->input, err);
-	if (o->system)
-		return ktau_profile_read_system(err);
-	if (o->threads)
-		return ktau_profile_read_threads(o->pid, err);
-	if (o->tid)
-		return ktau_profile_read_tid(o->pid, o->tid, err);
-	return ktau_profile_read_pid(o->pid, err);
+	/* --system: pid and tid select blocks, they do not name the file */
+	return tool_read_profile(o->input, o->system ? 0 : o->pid,
+				 o->system ? 0 : o->tid,
+				 o->threads ? KTAU_READ_THREADS : 0, err);
 }
 
 static bool selected(const struct ktau_block *b, const void *arg)
@@ -449,7 +440,7 @@ static int check_groups(const struct options *o, const struct ktau_profile *p)
 static int dump(const struct options *o)
 {
 	struct ktau_profile *p, *q, *grouped = NULL, *rows = NULL;
-	struct ktau_parse_error perr;
+	struct ktau_error *perr;
 	size_t shown = 0;
 	int ret = check_groups(o, NULL);
 
@@ -457,7 +448,8 @@ static int dump(const struct options *o)
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	p = read_profile(o, &perr);
 	if (!p) {
-		report_read_error(o, errno, &perr);
+		report_read_error(o, errno, perr);
+		ktau_error_free(perr);
 		return EXIT_RUNTIME;
 	}
 	/* the kernel's list was not there: the profile's then */

@@ -158,11 +158,11 @@ static void snapshot_free(struct snapshot *s)
 
 static int take_snapshot(struct snapshot *s, const char *when)
 {
-	struct ktau_parse_error perr;
+	struct ktau_error *perr;
 	pid_t self = getpid();
 
 	memset(s, 0, sizeof(*s));
-	s->text = ktau_raw_read_pid(self, &s->len);
+	s->text = tool_read_raw(NULL, self, 0, &s->len, NULL);
 	if (!s->text) {
 		int e = errno;
 
@@ -178,7 +178,8 @@ static int take_snapshot(struct snapshot *s, const char *when)
 	s->profile = ktau_profile_parse(s->text, s->len, &perr);
 	if (!s->profile) {
 		fprintf(stderr, "ktau-run: /proc/%d/ktau %s the command:%u: %s\n", (int)self,
-			when, perr.line, perr.message);
+			when, ktau_error_line(perr), ktau_error_message(perr));
+		ktau_error_free(perr);
 		return -1;
 	}
 	return 0;
@@ -447,9 +448,11 @@ static void setup_user_profiler(void *arg)
 /* A stopped recording or no enabled group would give an empty report. */
 static void warn_if_not_recording(void)
 {
-	struct ktau_control_status *s = ktau_control_status_read(NULL);
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	struct ktau_control_status *s = proc ? ktau_proc_read_control(proc, NULL) : NULL;
 	size_t i, enabled = 0;
 
+	ktau_proc_close(proc);
 	if (!s)
 		return;	/* not root: the state is not ours to see */
 	for (i = 0; i < ktau_control_status_group_count(s); i++)

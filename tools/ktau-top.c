@@ -161,15 +161,17 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void report_read_error(const char *what, int error, const struct ktau_parse_error *perr)
+static void report_read_error(const char *what, int error, struct ktau_error *perr)
 {
 	if (error == ENODEV)
 		fprintf(stderr, "ktau-top: this kernel has no ktau support (no /proc/ktau): "
 			"boot a kernel built with CONFIG_KTAU\n");
-	else if (perr && perr->line)
-		fprintf(stderr, "ktau-top: %s:%u: %s\n", what, perr->line, perr->message);
+	else if (ktau_error_line(perr))
+		fprintf(stderr, "ktau-top: %s:%u: %s\n", what, ktau_error_line(perr),
+			ktau_error_message(perr));
 	else
 		fprintf(stderr, "ktau-top: cannot read %s: %s\n", what, ktau_strerror(error));
+	ktau_error_free(perr);
 }
 
 /* -p: each process must exist and be readable, said now rather than
@@ -179,24 +181,26 @@ static int check_pids(const struct options *o)
 	size_t i;
 
 	for (i = 0; i < o->nr_pids; i++) {
-		struct ktau_parse_error perr;
-		struct ktau_profile *p = ktau_profile_read_pid(o->pids[i], &perr);
+		struct ktau_error *perr;
+		struct ktau_profile *p = tool_read_profile(NULL, o->pids[i], 0, 0, &perr);
 		char what[64];
 
 		if (p) {
 			ktau_profile_free(p);
 			continue;
 		}
+		if (errno != ESRCH && errno != EACCES) {
+			snprintf(what, sizeof(what), "/proc/%d/ktau", (int)o->pids[i]);
+			report_read_error(what, errno, perr);
+			return -1;
+		}
+		ktau_error_free(perr);
 		if (errno == ESRCH)
 			fprintf(stderr, "ktau-top: no such process %d\n", (int)o->pids[i]);
 		else if (errno == EACCES)
 			fprintf(stderr, "ktau-top: permission denied reading /proc/%d/ktau (you "
 				"need ptrace access to the process: run as root)\n",
 				(int)o->pids[i]);
-		else {
-			snprintf(what, sizeof(what), "/proc/%d/ktau", (int)o->pids[i]);
-			report_read_error(what, errno, &perr);
-		}
 		return -1;
 	}
 	return 0;
@@ -219,11 +223,11 @@ static void snap_free(struct snap *s)
 /* Every process's totals now; -1 after printing why. */
 static int snapshot(struct snap *s)
 {
-	struct ktau_parse_error perr;
-	struct ktau_profile *sys = ktau_profile_read_system(&perr);
+	struct ktau_error *perr;
+	struct ktau_profile *sys = tool_read_profile(NULL, 0, 0, 0, &perr);
 
 	if (!sys) {
-		report_read_error("/proc/ktau/profile", errno, &perr);
+		report_read_error("/proc/ktau/profile", errno, perr);
 		return -1;
 	}
 	s->done = ktau_profile_process_totals(sys);

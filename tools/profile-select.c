@@ -107,24 +107,28 @@ int group_set_add_profile(struct group_set *g, const struct ktau_profile *p)
 
 int group_set_add_kernel(struct group_set *g)
 {
-	struct ktau_control_status *status = ktau_control_status_read(NULL);
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	struct ktau_control_status *status;
 	struct ktau_functions *map;
 	size_t i;
 	int ret = 0;
 
+	if (!proc)
+		return -errno;
 	/* the control file is root-only: the function map is the list
 	 * everyone may read (each function names its group) */
+	status = ktau_proc_read_control(proc, NULL);
 	if (status) {
 		for (i = 0; !ret && i < ktau_control_status_group_count(status); i++)
 			ret = group_set_add(g, ktau_control_status_group(status, i));
 		ktau_control_status_free(status);
+		ktau_proc_close(proc);
 		return ret;
 	}
-	map = ktau_functions_read(NULL);
-	if (!map)
-		return -errno;
-	ret = group_set_add_functions(g, map);
+	map = ktau_proc_read_functions(proc, NULL);
+	ret = map ? group_set_add_functions(g, map) : -errno;
 	ktau_functions_free(map);
+	ktau_proc_close(proc);
 	return ret;
 }
 

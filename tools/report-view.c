@@ -6,24 +6,26 @@
 #include "profile-select.h"
 #include "report-view.h"
 
-static void print_parse_error(const char *path, const struct ktau_parse_error *e,
-			      int error)
+/* Says what e (NULL: only error is known) says, and frees it. */
+static void print_parse_error(const char *path, struct ktau_error *e, int error)
 {
-	if (e->line)
-		fprintf(stderr, "ktau-report: %s: line %u: %s\n", path, e->line, e->message);
+	if (ktau_error_line(e))
+		fprintf(stderr, "ktau-report: %s: line %u: %s\n", path, ktau_error_line(e),
+			ktau_error_message(e));
 	else
 		fprintf(stderr, "ktau-report: %s: %s\n", path,
-			e->message[0] ? e->message : ktau_strerror(error));
+			e ? ktau_error_message(e) : ktau_strerror(error));
+	ktau_error_free(e);
 }
 
 static int open_archive(struct report_input *in, const char *buf, size_t len)
 {
-	struct ktau_parse_error err;
+	struct ktau_error *err;
 	size_t i, n;
 
 	in->archive = ktau_archive_parse(buf, len, &err);
 	if (!in->archive) {
-		print_parse_error(in->path, &err, errno);
+		print_parse_error(in->path, err, errno);
 		return -EPROTO;
 	}
 	n = ktau_archive_profile_count(in->archive);
@@ -33,7 +35,7 @@ static int open_archive(struct report_input *in, const char *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		in->profiles[i] = ktau_archive_profile(in->archive, i, &err);
 		if (!in->profiles[i]) {
-			print_parse_error(in->path, &err, errno);
+			print_parse_error(in->path, err, errno);
 			return -EPROTO;
 		}
 		in->nr_profiles++;
@@ -47,14 +49,15 @@ static int open_archive(struct report_input *in, const char *buf, size_t len)
 
 int report_input_open(struct report_input *in, const char *path)
 {
-	struct ktau_parse_error err;
+	KTAU_OPTS(ktau_load_opts, load, .path = path);
+	struct ktau_error *err = NULL;
 	size_t len = 0;
 	char *buf;
 	int ret = 0;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	buf = ktau_raw_read_file(path, &len);
+	buf = ktau_raw_load(&load, &len, NULL);
 	if (!buf) {
 		ret = -errno;
 		fprintf(stderr, "ktau-report: cannot read %s: %s\n", path, strerror(-ret));
@@ -68,7 +71,7 @@ int report_input_open(struct report_input *in, const char *path)
 			in->profiles[0] = ktau_profile_parse(buf, len, &err);
 		if (!in->profiles || !in->profiles[0]) {
 			ret = -errno;
-			print_parse_error(path, &err, errno);
+			print_parse_error(path, err, errno);
 		} else {
 			in->nr_profiles = 1;
 		}

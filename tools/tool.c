@@ -100,3 +100,42 @@ int tool_parse_args(int argc, char **argv, const char *shortopts,
 	}
 	return -1;
 }
+
+/* One /proc read through a handle on libktau's default root: the tools
+ * take KTAU_PROCFS as every libktau program does, from the library. */
+static void *proc_read(pid_t pid, pid_t tid, unsigned int flags, size_t *raw_len,
+		       struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_read_opts, opts, .pid = pid, .tid = tid, .flags = flags);
+	struct ktau_proc *proc = ktau_proc_open(NULL, err);
+	void *ret;
+	int error;
+
+	if (!proc)
+		return NULL;
+	ret = raw_len ? (void *)ktau_proc_read_raw(proc, &opts, raw_len, err)
+		      : (void *)ktau_proc_read_profile(proc, &opts, err);
+	error = errno;
+	ktau_proc_close(proc);
+	errno = error;
+	return ret;
+}
+
+struct ktau_profile *tool_read_profile(const char *input, pid_t pid, pid_t tid,
+				       unsigned int flags, struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, load, .path = input);
+
+	return input ? ktau_profile_load(&load, err) : proc_read(pid, tid, flags, NULL, err);
+}
+
+char *tool_read_raw(const char *input, pid_t pid, pid_t tid, size_t *len,
+		    struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, load, .path = input);
+	size_t dummy;
+
+	if (!len)
+		len = &dummy;
+	return input ? ktau_raw_load(&load, len, err) : proc_read(pid, tid, 0, len, err);
+}

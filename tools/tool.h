@@ -6,6 +6,9 @@
 #ifndef KTAU_TOOL_H
 #define KTAU_TOOL_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1,
@@ -50,5 +53,19 @@ struct ktau_model;
  * "-". Reports a failure on stderr; returns the exit code.
  */
 int tool_write_model(const struct ktau_model *m, int format, const char *output);
+
+struct ktau_error;
+struct ktau_profile;
+/*
+ * What the tools read: the saved file `input` when it is not NULL, else
+ * from libktau's default /proc tree (KTAU_PROCFS or /proc) the profile
+ * struct ktau_read_opts names with pid, tid and flags (pid 0: the system
+ * profile). NULL with errno set and *err as libktau sets it.
+ */
+struct ktau_profile *tool_read_profile(const char *input, pid_t pid, pid_t tid,
+				       unsigned int flags, struct ktau_error **err);
+/* The same, unparsed (ktau_proc_read_raw(), ktau_raw_load()). */
+char *tool_read_raw(const char *input, pid_t pid, pid_t tid, size_t *len,
+		    struct ktau_error **err);
 
 #endif /* KTAU_TOOL_H */

@@ -6,8 +6,11 @@
  *   - functions returning int return 0 on success or a negative errno value;
  *   - functions returning a pointer return NULL on failure and set errno
  *     to a positive errno value.
- * The errno values that carry a ktau-specific meaning:
- *   EPROTO           malformed or truncated input (see struct ktau_parse_error)
+ * Functions that can say more than an errno value (what was malformed, on
+ * which line, which file) take a `struct ktau_error **err` last: NULL, or
+ * where to store a library-allocated error on failure (NULL on success);
+ * see "errors" below. The errno values that carry a ktau-specific meaning:
+ *   EPROTO           malformed or truncated input
  *   EPROTONOSUPPORT  a format version this library does not know
  *   ENODEV           the running kernel has no ktau support (no /proc/ktau)
  *   ESRCH            no such process or thread (or it exited while being read)
@@ -23,8 +26,12 @@
  * appended to them in later versions, so never allocate or copy them by
  * value into arrays; use the pointers the library hands out.
  *
- * The /proc root defaults to "/proc"; the environment variable KTAU_PROCFS
- * overrides it (read at each call), e.g. to read a saved copy of /proc.
+ * Options structs (struct ktau_*_opts) start with their size: declare them
+ * with KTAU_OPTS() so that a program built against an older header keeps
+ * working with a newer library and vice versa (docs/libktau-abi.md).
+ *
+ * Everything that reads or writes /proc takes a struct ktau_proc handle
+ * (ktau_proc_open()), which names the /proc root: "/proc", or a saved copy.
  */
 #ifndef KTAU_H
 #define KTAU_H
@@ -33,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -58,12 +66,50 @@ extern "C" {
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Filled in, when the caller passes one, by every function that parses. */
-struct ktau_parse_error {
-	int error;		/* negative errno, 0 when nothing failed */
-	unsigned int line;	/* 1-based line of the problem, 0 if none */
-	char message[160];	/* human-readable, without a trailing newline */
-};
+/*
+ * A failure's details, allocated by the library: the function that failed
+ * stores it in *err (when err is not NULL) and the caller frees it with
+ * ktau_error_free(). On success *err is set to NULL, so one variable can be
+ * reused across calls once each error is freed. Running out of memory
+ * hands out a shared static error (code -ENOMEM) that ktau_error_free()
+ * leaves alone, so an error is always delivered. The return value and
+ * errno say the same as ktau_error_code(): callers that only need the
+ * errno value pass NULL.
+ */
+struct ktau_error;
+
+/* The negative errno value; 0 for a NULL error. */
+KTAU_API int ktau_error_code(const struct ktau_error *e);
+/* 1-based line of the input where the problem is, 0 if none (or NULL). */
+KTAU_API unsigned int ktau_error_line(const struct ktau_error *e);
+/* Human-readable, without a trailing newline; never NULL ("" for NULL). */
+KTAU_API const char *ktau_error_message(const struct ktau_error *e);
+/* NULL is accepted. */
+KTAU_API void ktau_error_free(struct ktau_error *e);
+
+/*
+ * Options structs: `size_t sz` first, set to the size of the struct the
+ * caller was compiled with; every other member zero means "the default".
+ * The library reads the members that fit in sz (older callers get the
+ * defaults for members added since) and fails with EINVAL when sz is
+ * smaller than a size_t, or when the caller's struct is larger than the
+ * library's and the extra bytes are not all zero (a newer caller asked
+ * for something this library cannot do). KTAU_OPTS declares one:
+ *
+ *   KTAU_OPTS(ktau_read_opts, opts, .pid = pid);
+ *   p = ktau_proc_read_profile(proc, &opts, &err);
+ */
+#if defined(__GNUC__)
+/* memset first: the padding must be zero too, for the size check */
+#define KTAU_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = __extension__ ({				\
+		memset(&NAME, 0, sizeof(struct TYPE));			\
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };	\
+	})
+#else
+#define KTAU_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+#endif
 
 /* Message for a (negative or positive) errno value; never NULL. */
 KTAU_API const char *ktau_strerror(int err);
@@ -136,25 +182,95 @@ struct ktau_event {
 	uint64_t sumsq;
 };
 
+/* ---- sources: the /proc tree and saved files -------------------------- */
+
+/*
+ * A handle on a /proc tree. root: the directory to read instead of
+ * "/proc" (a saved or extracted copy, e.g. an archive's proc/ directory);
+ * NULL means $KTAU_PROCFS when set and not empty (ignored in set-uid
+ * programs: secure_getenv()), else "/proc". The root is copied; nothing is
+ * opened until a read. opts may be NULL. NULL with errno EINVAL or ENOMEM.
+ */
+struct ktau_proc;
+
+struct ktau_proc_opts {
+	size_t sz;
+	const char *root;
+	size_t :0;
+};
+
+KTAU_API struct ktau_proc *ktau_proc_open(const struct ktau_proc_opts *opts,
+					  struct ktau_error **err);
+/* NULL is accepted. */
+KTAU_API void ktau_proc_close(struct ktau_proc *proc);
+/* The root the handle reads, without a trailing slash unless it is "/";
+ * NULL (errno EINVAL) for a NULL handle. */
+KTAU_API const char *ktau_proc_root(const struct ktau_proc *proc);
+
+/*
+ * What ktau_proc_read_profile() and ktau_proc_read_raw() read:
+ *   pid 0                  the system profile, <root>/ktau/profile
+ *   pid P                  process P, <root>/P/ktau
+ *   pid P, tid T           thread T of process P, <root>/P/task/T/ktau
+ *   pid P, KTAU_READ_THREADS  each live thread of P (<root>/P/task/T/ktau for
+ *                          every T) as one system-scope profile with a thread
+ *                          block per thread, in tid order; threads that exit
+ *                          meanwhile are left out (ESRCH when all have).
+ *                          Not for ktau_proc_read_raw().
+ * opts NULL: the system profile. A tid without a pid, negative ids and
+ * flags this library does not know fail with EINVAL.
+ */
+#define KTAU_READ_THREADS (1U << 0)
+
+struct ktau_read_opts {
+	size_t sz;
+	pid_t pid;
+	pid_t tid;
+	unsigned int flags;	/* KTAU_READ_* */
+	size_t :0;
+};
+
+/*
+ * Saved files for the ktau_*_load() functions: exactly one of path (a
+ * file to read) and stream (read to its end, not closed); EINVAL
+ * otherwise, and for NULL opts.
+ */
+struct ktau_load_opts {
+	size_t sz;
+	const char *path;
+	FILE *stream;
+	size_t :0;
+};
+
+/* ---- reading profiles -------------------------------------------------- */
+
 /*
  * Parsing. Lines with an unknown first word, unknown task keys and record
  * fields beyond those named by the `columns` lines are skipped; blocks of an
- * unknown task kind are skipped whole. err may be NULL.
+ * unknown task kind are skipped whole. Every reader fails with EPROTO for
+ * malformed input, EPROTONOSUPPORT for a later format version; /proc reads
+ * also with ENODEV, ESRCH, EACCES (see above) or what reading failed with.
  */
 KTAU_API struct ktau_profile *ktau_profile_parse(const char *buf, size_t len,
-						 struct ktau_parse_error *err);
-KTAU_API struct ktau_profile *ktau_profile_read_file(const char *path,
-						     struct ktau_parse_error *err);
-KTAU_API struct ktau_profile *ktau_profile_read_fd(int fd,
-						   struct ktau_parse_error *err);
-KTAU_API struct ktau_profile *ktau_profile_read_stream(FILE *stream,
-						       struct ktau_parse_error *err);
-/* /proc/<pid>/ktau, /proc/<pid>/task/<tid>/ktau, /proc/ktau/profile */
-KTAU_API struct ktau_profile *ktau_profile_read_pid(pid_t pid,
-						    struct ktau_parse_error *err);
-KTAU_API struct ktau_profile *ktau_profile_read_tid(pid_t pid, pid_t tid,
-						    struct ktau_parse_error *err);
-KTAU_API struct ktau_profile *ktau_profile_read_system(struct ktau_parse_error *err);
+						 struct ktau_error **err);
+/* A saved profile file. */
+KTAU_API struct ktau_profile *ktau_profile_load(const struct ktau_load_opts *opts,
+						struct ktau_error **err);
+/* A profile from the /proc tree (struct ktau_read_opts says which). */
+KTAU_API struct ktau_profile *ktau_proc_read_profile(struct ktau_proc *proc,
+						     const struct ktau_read_opts *opts,
+						     struct ktau_error **err);
+
+/*
+ * The raw text, unparsed: a NUL-terminated malloc()ed buffer the caller
+ * free()s; *len (if not NULL) receives its length. Same errors as the
+ * parsed readers except EPROTO.
+ */
+KTAU_API char *ktau_proc_read_raw(struct ktau_proc *proc,
+				  const struct ktau_read_opts *opts,
+				  size_t *len, struct ktau_error **err);
+KTAU_API char *ktau_raw_load(const struct ktau_load_opts *opts, size_t *len,
+			     struct ktau_error **err);
 
 /* An empty profile, to build sums into. */
 KTAU_API struct ktau_profile *ktau_profile_new(enum ktau_scope scope,
@@ -162,16 +278,6 @@ KTAU_API struct ktau_profile *ktau_profile_new(enum ktau_scope scope,
 /* A deep copy. */
 KTAU_API struct ktau_profile *ktau_profile_dup(const struct ktau_profile *p);
 KTAU_API void ktau_profile_free(struct ktau_profile *p);
-
-/*
- * The raw /proc text, unparsed: a NUL-terminated malloc()ed buffer the
- * caller free()s; *len (if not NULL) receives its length. Same errors as
- * the ktau_profile_read_*() functions except EPROTO.
- */
-KTAU_API char *ktau_raw_read_file(const char *path, size_t *len);
-KTAU_API char *ktau_raw_read_pid(pid_t pid, size_t *len);
-KTAU_API char *ktau_raw_read_tid(pid_t pid, pid_t tid, size_t *len);
-KTAU_API char *ktau_raw_read_system(size_t *len);
 
 /* Header. */
 KTAU_API unsigned int ktau_profile_version(const struct ktau_profile *p);
@@ -241,10 +347,10 @@ KTAU_API const char *ktau_block_kind_name(enum ktau_block_kind kind);
  * path's exclusive time plus its children's inclusive time is at most its
  * inclusive time is not checked: the kernel clamps negative times from
  * TSC skew, so it holds only approximately.)
- * Returns 0 or -EPROTO with the first problem (and its line) in err.
+ * Returns 0 or -EPROTO with the first problem (and its line) in *err.
  */
 KTAU_API int ktau_profile_validate(const struct ktau_profile *p,
-				   struct ktau_parse_error *err);
+				   struct ktau_error **err);
 
 /* ---- arithmetic -------------------------------------------------------- */
 
@@ -367,11 +473,12 @@ struct ktau_function {
 };
 
 KTAU_API struct ktau_functions *ktau_functions_parse(const char *buf, size_t len,
-						     struct ktau_parse_error *err);
-KTAU_API struct ktau_functions *ktau_functions_read_file(const char *path,
-							 struct ktau_parse_error *err);
-/* /proc/ktau/functions; ENODEV without a ktau kernel */
-KTAU_API struct ktau_functions *ktau_functions_read(struct ktau_parse_error *err);
+						     struct ktau_error **err);
+KTAU_API struct ktau_functions *ktau_functions_load(const struct ktau_load_opts *opts,
+						    struct ktau_error **err);
+/* <root>/ktau/functions; ENODEV without a ktau kernel */
+KTAU_API struct ktau_functions *ktau_proc_read_functions(struct ktau_proc *proc,
+							 struct ktau_error **err);
 KTAU_API void ktau_functions_free(struct ktau_functions *map);
 
 KTAU_API size_t ktau_functions_count(const struct ktau_functions *map);
@@ -587,7 +694,7 @@ KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);
  * "ktau-archive", is the manifest: `key value` lines (host, kernel, time,
  * tsc_khz, ...), handed out here as info entries rather than as a member.
  * A member named proc/PATH is a copy of /proc/PATH, so an extracted
- * archive's proc/ directory also serves as a KTAU_PROCFS root.
+ * archive's proc/ directory also serves as a ktau_proc_open() root.
  */
 struct ktau_archive;
 
@@ -644,15 +751,15 @@ KTAU_API int ktau_archive_write_stream(const struct ktau_archive *a, FILE *out);
 
 /*
  * Reading. A truncated or corrupt archive fails with EPROTO, an archive of
- * a later format version with EPROTONOSUPPORT; err says what is wrong and
- * where (err->line: the manifest line, 0 for the tar structure).
+ * a later format version with EPROTONOSUPPORT; *err says what is wrong and
+ * where (ktau_error_line(): the manifest line, 0 for the tar structure).
  * ktau_archive_detect() tells an archive (it starts with the manifest's
  * tar header, even when cut short) from a profile text file.
  */
 KTAU_API struct ktau_archive *ktau_archive_parse(const void *buf, size_t len,
-						 struct ktau_parse_error *err);
-KTAU_API struct ktau_archive *ktau_archive_read_file(const char *path,
-						     struct ktau_parse_error *err);
+						 struct ktau_error **err);
+KTAU_API struct ktau_archive *ktau_archive_load(const struct ktau_load_opts *opts,
+						struct ktau_error **err);
 KTAU_API bool ktau_archive_detect(const void *buf, size_t len);
 
 /*
@@ -666,34 +773,33 @@ KTAU_API const struct ktau_archive_member *ktau_archive_profile_member(const str
 								       size_t index);
 KTAU_API struct ktau_profile *ktau_archive_profile(const struct ktau_archive *a,
 						   size_t index,
-						   struct ktau_parse_error *err);
+						   struct ktau_error **err);
 /* proc/ktau/functions, parsed; NULL with errno ENOENT if absent. */
 KTAU_API struct ktau_functions *ktau_archive_functions(const struct ktau_archive *a,
-						       struct ktau_parse_error *err);
+						       struct ktau_error **err);
 
 /*
- * Fills a from the running system (see docs/archive-format.md): for each
- * of the nr_pids processes /proc/PID/ktau and the profile of each live
- * thread, or with nr_pids 0 /proc/ktau/profile; /proc/ktau/functions and
- * /proc/ktau/control; /proc/config.gz and /proc/kallsyms when readable
- * (the manifest says why not otherwise); the manifest: host, kernel
- * (uname), time, tsc_khz, pids. A thread that exits meanwhile is left out;
- * a process that cannot be read fails the whole collection (ESRCH, EACCES,
- * ENODEV, EPROTO, ...) with err naming the file.
+ * Fills a from proc's tree (see docs/archive-format.md): for each of the
+ * nr_pids processes in opts <root>/PID/ktau and the profile of each live
+ * thread, or with none (or NULL opts) <root>/ktau/profile;
+ * <root>/ktau/functions and <root>/ktau/control; <root>/config.gz and
+ * <root>/kallsyms when readable (the manifest says why not otherwise); the
+ * manifest: host, kernel (uname), time, tsc_khz, pids. A thread that exits
+ * meanwhile is left out; a process that cannot be read fails the whole
+ * collection (ESRCH, EACCES, ENODEV, EPROTO, ...) with *err naming the file.
  */
-KTAU_API int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids,
-				  size_t nr_pids, struct ktau_parse_error *err);
+struct ktau_collect_opts {
+	size_t sz;
+	const pid_t *pids;
+	size_t nr_pids;
+	size_t :0;
+};
+
+KTAU_API int ktau_archive_collect(struct ktau_archive *a, struct ktau_proc *proc,
+				  const struct ktau_collect_opts *opts,
+				  struct ktau_error **err);
 
 /* ---- selections, since 0.2 --------------------------------------------- */
-
-/*
- * The profiles of each live thread of process pid (/proc/PID/task/TID/ktau),
- * as one system-scope profile with a thread block per thread, in tid order.
- * Threads that exit while being read are left out. Errors as
- * ktau_profile_read_pid().
- */
-KTAU_API struct ktau_profile *ktau_profile_read_threads(pid_t pid,
-							struct ktau_parse_error *err);
 
 /*
  * A copy of p keeping, in each block, the func records of the listed groups
@@ -726,9 +832,10 @@ struct ktau_control_status;
 
 KTAU_API struct ktau_control_status *ktau_control_status_parse(const char *buf,
 							       size_t len,
-							       struct ktau_parse_error *err);
-/* <procfs>/ktau/control; ENODEV without a ktau kernel, EACCES if not root */
-KTAU_API struct ktau_control_status *ktau_control_status_read(struct ktau_parse_error *err);
+							       struct ktau_error **err);
+/* <root>/ktau/control; ENODEV without a ktau kernel, EACCES if not root */
+KTAU_API struct ktau_control_status *ktau_proc_read_control(struct ktau_proc *proc,
+							    struct ktau_error **err);
 KTAU_API void ktau_control_status_free(struct ktau_control_status *s);
 
 KTAU_API bool ktau_control_status_running(const struct ktau_control_status *s);
@@ -748,14 +855,15 @@ KTAU_API int ktau_control_status_lost_tasks(const struct ktau_control_status *s,
 					    uint64_t *lost);
 
 /*
- * Writes one command to <procfs>/ktau/control with a single write():
+ * Writes one command to <root>/ktau/control with a single write():
  * "start", "stop", "clear", "startclr", "enable GROUP...", "disable GROUP..."
  * (GROUP a name from the status or "all"; at most KTAU_CONTROL_COMMAND_MAX
  * bytes). 0, or
  * -EACCES (not root), -ENODEV (no ktau kernel), -EINVAL (the kernel refused
  * the command and changed nothing), or what open/write failed with.
  */
-KTAU_API int ktau_control_write(const char *command);
+KTAU_API int ktau_proc_write_control(struct ktau_proc *proc, const char *command,
+				     struct ktau_error **err);
 
 /* ---- process totals ---------------------------------------------------- */
 
@@ -817,7 +925,7 @@ KTAU_API enum ktau_model_metric ktau_model_get_metric(const struct ktau_model *m
  * perf sample recorded without -g) only counts in
  * ktau_stacks_empty_samples(). Lines end in LF or CRLF; a line may be up to
  * 65536 bytes, a stack up to KTAU_STACKS_MAX_DEPTH frames.
- * Parsing fails with EPROTO (the line and what is wrong in err), EOVERFLOW
+ * Parsing fails with EPROTO (the line and what is wrong in *err), EOVERFLOW
  * (the counts add up beyond 2^64), or ENOMEM.
  */
 struct ktau_stacks;
@@ -833,13 +941,10 @@ enum ktau_stacks_format {
 
 KTAU_API struct ktau_stacks *ktau_stacks_parse(const char *buf, size_t len,
 					       enum ktau_stacks_format format,
-					       struct ktau_parse_error *err);
-KTAU_API struct ktau_stacks *ktau_stacks_read_file(const char *path,
-						   enum ktau_stacks_format format,
-						   struct ktau_parse_error *err);
-KTAU_API struct ktau_stacks *ktau_stacks_read_stream(FILE *stream,
-						     enum ktau_stacks_format format,
-						     struct ktau_parse_error *err);
+					       struct ktau_error **err);
+KTAU_API struct ktau_stacks *ktau_stacks_load(const struct ktau_load_opts *opts,
+					      enum ktau_stacks_format format,
+					      struct ktau_error **err);
 KTAU_API void ktau_stacks_free(struct ktau_stacks *s);
 
 /*

@@ -268,13 +268,13 @@ bool ktau_archive_detect(const void *buf, size_t len)
 	return buf && len >= n && !memcmp(buf, KTAU_ARCHIVE_MANIFEST, n);
 }
 
-struct ktau_archive *ktau_archive_parse(const void *buf, size_t len,
-					struct ktau_parse_error *err)
+/* The parser behind ktau_archive_parse() and ktau_archive_load(). */
+static struct ktau_archive *archive_parse(const void *buf, size_t len,
+					  struct ktau_parse_error *err)
 {
 	struct ktau_archive *a;
 	int ret;
 
-	ktau__clear_error(err);
 	if (!buf && len) {
 		errno = -ktau__fail(err, EINVAL, 0, "NULL buffer");
 		return NULL;
@@ -293,26 +293,31 @@ struct ktau_archive *ktau_archive_parse(const void *buf, size_t len,
 	return a;
 }
 
-struct ktau_archive *ktau_archive_read_file(const char *path,
-					    struct ktau_parse_error *err)
+struct ktau_archive *ktau_archive_parse(const void *buf, size_t len,
+					struct ktau_error **err)
 {
-	struct ktau_archive *a;
+	struct ktau_parse_error pe;
+
+	ktau__clear_error(&pe);
+	return ktau__ret_ptr(archive_parse(buf, len, &pe), &pe, err);
+}
+
+struct ktau_archive *ktau_archive_load(const struct ktau_load_opts *opts,
+				       struct ktau_error **err)
+{
+	struct ktau_parse_error pe;
+	struct ktau_archive *a = NULL;
 	size_t len = 0;
 	char *buf;
 	int saved;
 
-	ktau__clear_error(err);
-	buf = path ? ktau__read_path_all(path, &len) : (errno = EINVAL, NULL);
-	if (!buf) {
+	ktau__clear_error(&pe);
+	buf = ktau__load_text(opts, &len, &pe);
+	if (buf) {
+		a = archive_parse(buf, len, &pe);
 		saved = errno;
-		ktau__fail(err, saved, 0, "%s: %s", path ? path : "(null)",
-			   ktau_strerror(saved));
+		free(buf);
 		errno = saved;
-		return NULL;
 	}
-	a = ktau_archive_parse(buf, len, err);
-	saved = errno;
-	free(buf);
-	errno = saved;
-	return a;
+	return ktau__ret_ptr(a, &pe, err);
 }

@@ -13,6 +13,7 @@
 
 struct collector {
 	struct ktau_archive *a;
+	const char *root;
 	struct ktau_parse_error *err;
 	uint64_t tsc_khz;
 };
@@ -21,7 +22,7 @@ struct collector {
 static int check_profile(struct collector *c, const char *rel, const char *text,
 			 size_t len)
 {
-	struct ktau_profile *p = ktau_profile_parse(text, len, c->err);
+	struct ktau_profile *p = ktau__parse_text(&ktau__profile_parser, text, len, c->err);
 	char msg[sizeof(c->err->message)];
 	int ret;
 
@@ -29,7 +30,7 @@ static int check_profile(struct collector *c, const char *rel, const char *text,
 		ret = errno;
 		memcpy(msg, c->err->message, sizeof(msg));
 		return ktau__fail(c->err, ret, c->err->line, "%s/%s: %.100s",
-				  ktau__procfs_root(), rel, msg);
+				  c->root, rel, msg);
 	}
 	if (!c->tsc_khz)
 		c->tsc_khz = ktau_profile_tsc_khz(p);
@@ -56,15 +57,6 @@ static int add_text(struct collector *c, const char *rel, char *text, size_t len
 	return ret;
 }
 
-/* A failed read of <root>/<rel>: the error in c->err. */
-static int read_failed(struct collector *c, const char *rel)
-{
-	int error = errno;
-
-	return ktau__fail(c->err, error, 0, "%s/%s: %s", ktau__procfs_root(), rel,
-			  ktau_strerror(error));
-}
-
 static int add_process(struct collector *c, pid_t pid)
 {
 	char rel[64];
@@ -76,23 +68,25 @@ static int add_process(struct collector *c, pid_t pid)
 	snprintf(rel, sizeof(rel), "%d/ktau", (int)pid);
 	if (pid <= 0)
 		return ktau__fail(c->err, EINVAL, 0, "invalid process id %d", (int)pid);
-	text = ktau_raw_read_pid(pid, &len);
+	text = ktau__proc_read_task(c->root, pid, 0, &len, c->err);
 	if (!text)
-		return read_failed(c, rel);
+		return -errno;
 	ret = add_text(c, rel, text, len, true);
 	if (!ret)
-		ret = ktau__list_tids(pid, &tids, &n);
+		ret = ktau__list_tids(c->root, pid, &tids, &n);
 	if (ret == -ESRCH) {
 		/* it exited after its profile was read: that profile has it all */
 		ret = 0;
 	}
 	for (i = 0; i < n && !ret; i++) {
 		snprintf(rel, sizeof(rel), "%d/task/%d/ktau", (int)pid, (int)tids[i]);
-		text = ktau_raw_read_tid(pid, tids[i], &len);
+		text = ktau__proc_read_task(c->root, pid, tids[i], &len, c->err);
 		if (text)
 			ret = add_text(c, rel, text, len, true);
 		else if (errno != ESRCH)	/* ESRCH: the thread has exited */
-			ret = read_failed(c, rel);
+			ret = -errno;
+		else
+			ktau__clear_error(c->err);
 	}
 	if (ret && !c->err->error)
 		ktau__fail(c->err, -ret, 0, "threads of process %d: %s", (int)pid,
@@ -108,7 +102,7 @@ static int add_optional(struct collector *c, const char *rel, const char *key)
 	size_t len;
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/%s", ktau__procfs_root(), rel);
+	snprintf(path, sizeof(path), "%s/%s", c->root, rel);
 	text = ktau__read_path_all(path, &len);
 	if (!text) {
 		snprintf(why, sizeof(why), "none (/proc/%s: %s)", rel, strerror(errno));
@@ -168,42 +162,56 @@ static int set_identity(struct collector *c, const pid_t *pids, size_t nr_pids)
 	return ret;
 }
 
-int ktau_archive_collect(struct ktau_archive *a, const pid_t *pids, size_t nr_pids,
-			 struct ktau_parse_error *err)
+/* The collection; 0 or a negative errno with c->err filled. */
+static int collect(struct collector *c, const pid_t *pids, size_t nr_pids)
 {
-	struct ktau_parse_error local;
-	struct collector c = { a, err ? err : &local, 0 };
+	struct ktau_archive *a = c->a;
 	size_t len, i;
 	char *text;
 	int ret;
 
-	ktau__clear_error(c.err);
-	if (!a || (!pids && nr_pids))
-		return ktau__fail(c.err, EINVAL, 0, "invalid arguments");
 	/* first: without a ktau kernel, nothing else matters */
-	text = ktau__raw_read_functions(&len);
-	ret = text ? add_text(&c, "ktau/functions", text, len, false)
-		   : read_failed(&c, "ktau/functions");
+	text = ktau__proc_read_file(c->root, "ktau/functions", &len, c->err);
+	ret = text ? add_text(c, "ktau/functions", text, len, false) : -errno;
 	if (!ret && !nr_pids) {
-		text = ktau_raw_read_system(&len);
-		ret = text ? add_text(&c, "ktau/profile", text, len, true)
-			   : read_failed(&c, "ktau/profile");
+		text = ktau__proc_read_task(c->root, 0, 0, &len, c->err);
+		ret = text ? add_text(c, "ktau/profile", text, len, true) : -errno;
 	}
 	for (i = 0; i < nr_pids && !ret; i++)
-		ret = add_process(&c, pids[i]);
+		ret = add_process(c, pids[i]);
 	if (!ret)
-		ret = set_identity(&c, pids, nr_pids);
+		ret = set_identity(c, pids, nr_pids);
 	if (!ret)
-		ret = add_optional(&c, "ktau/control", NULL);
+		ret = add_optional(c, "ktau/control", NULL);
 	if (!ret)
-		ret = add_optional(&c, "config.gz", "config");
+		ret = add_optional(c, "config.gz", "config");
 	if (!ret)
-		ret = add_optional(&c, "kallsyms", "kallsyms");
+		ret = add_optional(c, "kallsyms", "kallsyms");
 	if (!ret)
-		ret = note_kallsyms(&c);
+		ret = note_kallsyms(c);
 	if (!ret)
 		ret = ktau_archive_set_info(a, "writer", "libktau " KTAU_VERSION_STRING);
-	if (ret && !c.err->error)
-		ktau__fail(c.err, -ret, 0, "%s", ktau_strerror(ret));
+	if (ret && !c->err->error)
+		ktau__fail(c->err, -ret, 0, "%s", ktau_strerror(ret));
 	return ret;
+}
+
+int ktau_archive_collect(struct ktau_archive *a, struct ktau_proc *proc,
+			 const struct ktau_collect_opts *opts, struct ktau_error **err)
+{
+	struct ktau_parse_error pe;
+	struct collector c = { a, proc ? proc->root : NULL, &pe, 0 };
+	const pid_t *pids;
+	size_t nr_pids;
+	int ret;
+
+	ktau__clear_error(&pe);
+	ret = KTAU__OPTS_CHECK(opts, ktau_collect_opts, nr_pids, &pe);
+	pids = KTAU__OPTS_GET(opts, pids, NULL);
+	nr_pids = KTAU__OPTS_GET(opts, nr_pids, 0);
+	if (!ret && (!a || !proc || (!pids && nr_pids)))
+		ret = ktau__fail(&pe, EINVAL, 0, "invalid arguments");
+	if (!ret)
+		ret = collect(&c, pids, nr_pids);
+	return ktau__ret_int(ret, &pe, err);
 }

@@ -74,44 +74,44 @@ static void name_error(struct ktau_parse_error *err, const char *name)
 	err->message[sizeof(err->message) - 1] = '\0';
 }
 
-struct ktau_profile *ktau_archive_profile(const struct ktau_archive *a, size_t index,
-					  struct ktau_parse_error *err)
+/* Member m (NULL: errno ERANGE/ENOENT, said in err by `missing`) parsed
+ * by ops, its name in front of a parse error. */
+static void *parse_member(const struct ktau_archive_member *m, const char *missing,
+			  const struct ktau_parser_ops *ops, struct ktau_parse_error *err)
 {
-	const struct ktau_archive_member *m = ktau_archive_profile_member(a, index);
-	struct ktau_profile *p;
+	void *obj;
+	int saved = errno;
 
-	ktau__clear_error(err);
 	if (!m) {
-		errno = -ktau__fail(err, ERANGE, 0, "no profile %zu in the archive", index);
+		errno = -ktau__fail(err, saved, 0, "%s", missing);
 		return NULL;
 	}
-	p = ktau_profile_parse(m->data, m->size, err);
-	if (!p) {
-		int saved = errno;
-
+	obj = ktau__parse_text(ops, m->data, m->size, err);
+	if (!obj) {
+		saved = errno;
 		name_error(err, m->name);
 		errno = saved;
 	}
-	return p;
+	return obj;
+}
+
+struct ktau_profile *ktau_archive_profile(const struct ktau_archive *a, size_t index,
+					  struct ktau_error **err)
+{
+	const struct ktau_archive_member *m = ktau_archive_profile_member(a, index);
+	struct ktau_parse_error pe;
+	char missing[64];
+
+	snprintf(missing, sizeof(missing), "no profile %zu in the archive", index);
+	return ktau__ret_ptr(parse_member(m, missing, &ktau__profile_parser, &pe), &pe, err);
 }
 
 struct ktau_functions *ktau_archive_functions(const struct ktau_archive *a,
-					      struct ktau_parse_error *err)
+					      struct ktau_error **err)
 {
 	const struct ktau_archive_member *m = ktau_archive_find(a, FUNCTIONS_MEMBER);
-	struct ktau_functions *map;
+	struct ktau_parse_error pe;
 
-	ktau__clear_error(err);
-	if (!m) {
-		errno = -ktau__fail(err, ENOENT, 0, "the archive has no %s", FUNCTIONS_MEMBER);
-		return NULL;
-	}
-	map = ktau_functions_parse(m->data, m->size, err);
-	if (!map) {
-		int saved = errno;
-
-		name_error(err, m->name);
-		errno = saved;
-	}
-	return map;
+	return ktau__ret_ptr(parse_member(m, "the archive has no " FUNCTIONS_MEMBER,
+					  &ktau__functions_parser, &pe), &pe, err);
 }

@@ -239,19 +239,20 @@ static const struct ktau_parser_ops status_ops = {
 };
 
 struct ktau_control_status *ktau_control_status_parse(const char *buf, size_t len,
-						      struct ktau_parse_error *err)
+						      struct ktau_error **err)
 {
-	return ktau__parse_text(&status_ops, buf, len, err);
+	struct ktau_parse_error pe;
+
+	return ktau__ret_ptr(ktau__parse_text(&status_ops, buf, len, &pe), &pe, err);
 }
 
-struct ktau_control_status *ktau_control_status_read(struct ktau_parse_error *err)
+struct ktau_control_status *ktau_proc_read_control(struct ktau_proc *proc,
+						   struct ktau_error **err)
 {
-	size_t len = 0;
-	char *text;
+	struct ktau_parse_error pe;
 
-	ktau__clear_error(err);
-	text = ktau__raw_read_control(&len);
-	return ktau__parse_read_text(&status_ops, text, len, "control file", err);
+	return ktau__ret_ptr(ktau__proc_parse_file(proc, "ktau/control", &status_ops, &pe),
+			     &pe, err);
 }
 
 bool ktau_control_status_running(const struct ktau_control_status *s)

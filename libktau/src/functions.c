@@ -188,33 +188,32 @@ static void map_destroy(void *obj)
 	ktau_functions_free(obj);
 }
 
-static const struct ktau_parser_ops map_ops = { map_create, map_parse, map_destroy };
+const struct ktau_parser_ops ktau__functions_parser = { map_create, map_parse, map_destroy };
 
 struct ktau_functions *ktau_functions_parse(const char *buf, size_t len,
-					    struct ktau_parse_error *err)
+					    struct ktau_error **err)
 {
-	return ktau__parse_text(&map_ops, buf, len, err);
+	struct ktau_parse_error pe;
+
+	return ktau__ret_ptr(ktau__parse_text(&ktau__functions_parser, buf, len, &pe), &pe, err);
 }
 
-struct ktau_functions *ktau_functions_read_file(const char *path,
-						struct ktau_parse_error *err)
+struct ktau_functions *ktau_functions_load(const struct ktau_load_opts *opts,
+					   struct ktau_error **err)
 {
-	size_t len = 0;
-	char *text;
+	struct ktau_parse_error pe;
 
-	ktau__clear_error(err);
-	text = ktau_raw_read_file(path, &len);
-	return ktau__parse_read_text(&map_ops, text, len, path ? path : "(null)", err);
+	ktau__clear_error(&pe);
+	return ktau__ret_ptr(ktau__load_parse(&ktau__functions_parser, opts, &pe), &pe, err);
 }
 
-struct ktau_functions *ktau_functions_read(struct ktau_parse_error *err)
+struct ktau_functions *ktau_proc_read_functions(struct ktau_proc *proc,
+						struct ktau_error **err)
 {
-	size_t len = 0;
-	char *text;
+	struct ktau_parse_error pe;
 
-	ktau__clear_error(err);
-	text = ktau__raw_read_functions(&len);
-	return ktau__parse_read_text(&map_ops, text, len, "function map", err);
+	return ktau__ret_ptr(ktau__proc_parse_file(proc, "ktau/functions",
+						   &ktau__functions_parser, &pe), &pe, err);
 }
 
 size_t ktau_functions_count(const struct ktau_functions *map)

@@ -178,11 +178,55 @@ KTAU_HIDDEN int ktau__block_derive(struct ktau_block *b);
 
 /* ---- errors ---- */
 
+/*
+ * Where the parsers write what went wrong: on the stack of each public
+ * entry point, which turns it into the library-allocated struct
+ * ktau_error the caller gets (ktau__ret_ptr(), ktau__ret_int()). Internal
+ * code fills and passes this fixed-size record, so that a parser never
+ * allocates just to report a failure.
+ */
+struct ktau_parse_error {
+	int error;		/* negative errno, 0 when nothing failed */
+	unsigned int line;	/* 1-based line of the problem, 0 if none */
+	char message[160];	/* human-readable, without a trailing newline */
+};
+
 /* Records the failure in err (may be NULL) and returns -error. */
 KTAU_HIDDEN int ktau__fail(struct ktau_parse_error *err, int error,
 			   unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 KTAU_HIDDEN void ktau__clear_error(struct ktau_parse_error *err);
+
+/*
+ * The end of a public function: obj (and *err = NULL), or NULL with errno
+ * kept and *err a new error from pe (its message when pe holds this
+ * failure, else ktau_strerror()). err may be NULL.
+ */
+KTAU_HIDDEN void *ktau__ret_ptr(void *obj, const struct ktau_parse_error *pe,
+				struct ktau_error **err);
+/* The same for 0 / negative errno returns; sets errno on failure. */
+KTAU_HIDDEN int ktau__ret_int(int ret, const struct ktau_parse_error *pe,
+			      struct ktau_error **err);
+/* How error objects are allocated: malloc, or a failing stand-in in the
+ * tests, to reach the static ENOMEM error. */
+KTAU_HIDDEN extern void *(*ktau__error_alloc)(size_t size);
+
+/* ---- options structs (the libbpf scheme, docs/libktau-abi.md) ---- */
+
+#define ktau__offsetofend(TYPE, FIELD) \
+	(offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+
+/* 0 when opts is NULL or its sz is acceptable for a struct of which this
+ * library knows the first `known` bytes; else -EINVAL with err filled. */
+KTAU_HIDDEN int ktau__opts_check(const void *opts, size_t known, const char *type,
+				 struct ktau_parse_error *err);
+#define KTAU__OPTS_CHECK(opts, TYPE, LAST, err) \
+	ktau__opts_check((opts), ktau__offsetofend(struct TYPE, LAST), #TYPE, (err))
+/* A member the caller's struct has (it may predate the member); else dflt. */
+#define KTAU__OPTS_HAS(opts, FIELD) \
+	((opts) && (opts)->sz >= ktau__offsetofend(__typeof__(*(opts)), FIELD))
+#define KTAU__OPTS_GET(opts, FIELD, dflt) \
+	(KTAU__OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (dflt))
 
 /* ---- parse entry points ---- */
 
@@ -198,14 +242,24 @@ struct ktau_parser_ops {
  * NULL with errno set and err filled. */
 KTAU_HIDDEN void *ktau__parse_text(const struct ktau_parser_ops *ops, const char *buf,
 				   size_t len, struct ktau_parse_error *err);
-/* The same of text just read (NULL: the read failed with errno, `what`
- * names the source in err); frees text. */
+/* The same of text just read, then frees it; NULL text (the read failed,
+ * errno set and err filled by the reader) gives NULL. */
 KTAU_HIDDEN void *ktau__parse_read_text(const struct ktau_parser_ops *ops, char *text,
-					size_t len, const char *what,
-					struct ktau_parse_error *err);
+					size_t len, struct ktau_parse_error *err);
 
 /* The ktau-profile format's (profile_parse.c). */
 KTAU_HIDDEN extern const struct ktau_parser_ops ktau__profile_parser;
+/* The function map's (functions.c). */
+KTAU_HIDDEN extern const struct ktau_parser_ops ktau__functions_parser;
+
+/* The source a struct ktau_load_opts names, read whole: NULL with errno
+ * set and err filled (EINVAL: not exactly one of path and stream). */
+KTAU_HIDDEN char *ktau__load_text(const struct ktau_load_opts *opts, size_t *len,
+				  struct ktau_parse_error *err);
+/* ktau__load_text() then ops' parser. */
+KTAU_HIDDEN void *ktau__load_parse(const struct ktau_parser_ops *ops,
+				   const struct ktau_load_opts *opts,
+				   struct ktau_parse_error *err);
 
 /* ---- text scanning ---- */
 
@@ -267,17 +321,40 @@ KTAU_HIDDEN int ktau__columns_from_line(struct ktau_columns *c,
 KTAU_HIDDEN char *ktau__read_fd_all(int fd, size_t *len);
 KTAU_PRIVATE char *ktau__read_path_all(const char *path, size_t *len);
 KTAU_HIDDEN char *ktau__read_stream_all(FILE *stream, size_t *len);
-/* <procfs>/ktau/functions, errors mapped like the profile files' */
-KTAU_HIDDEN char *ktau__raw_read_functions(size_t *len);
-/* <procfs>/ktau/control, errors mapped like the profile files' */
-KTAU_HIDDEN char *ktau__raw_read_control(size_t *len);
+/* A /proc tree: what ktau_proc_open() returns. */
+struct ktau_proc {
+	char *root;
+};
+
+/* The default root: $KTAU_PROCFS (secure_getenv) when set and not empty,
+ * else "/proc". */
 KTAU_PRIVATE const char *ktau__procfs_root(void);
+/* <root>/ktau/profile (pid 0), <root>/PID/ktau (tid 0) or
+ * <root>/PID/task/TID/ktau; NULL with errno mapped by ktau__proc_errno()
+ * and err filled (naming the file). */
+KTAU_HIDDEN char *ktau__proc_read_task(const char *root, pid_t pid, pid_t tid,
+				       size_t *len, struct ktau_parse_error *err);
+/* ktau__proc_read_task() parsed. */
+KTAU_HIDDEN struct ktau_profile *ktau__proc_profile(const char *root, pid_t pid, pid_t tid,
+						    struct ktau_parse_error *err);
+/* <root>/<rel>, errors mapped like the profile files' */
+KTAU_HIDDEN char *ktau__proc_read_file(const char *root, const char *rel, size_t *len,
+				       struct ktau_parse_error *err);
+/* <root>/<rel> parsed by ops (proc may be NULL: EINVAL). */
+KTAU_HIDDEN void *ktau__proc_parse_file(struct ktau_proc *proc, const char *rel,
+					const struct ktau_parser_ops *ops,
+					struct ktau_parse_error *err);
 /* The live thread ids of a process, sorted; *tids malloc()ed. 0 or -errno
  * (ESRCH, ENODEV, EACCES, ENOMEM). */
-KTAU_HIDDEN int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count);
-/* <procfs>/<rel> into path: 0 or -ENAMETOOLONG. */
-KTAU_HIDDEN int ktau__proc_path(char *path, size_t size, const char *rel);
-/* Turns an errno from opening/reading a /proc/... ktau file into ours. */
-KTAU_HIDDEN int ktau__proc_errno(int error, pid_t pid, pid_t tid);
+KTAU_HIDDEN int ktau__list_tids(const char *root, pid_t pid, pid_t **tids,
+				size_t *count);
+/* <root>/<rel> into path: 0 or -ENAMETOOLONG. */
+KTAU_HIDDEN int ktau__proc_path(const char *root, char *path, size_t size,
+				const char *rel);
+/* Turns an errno from opening/reading a <root>/... ktau file into ours. */
+KTAU_HIDDEN int ktau__proc_errno(const char *root, int error, pid_t pid, pid_t tid);
+/* Each live thread of pid as one system-scope profile (threads.c). */
+KTAU_HIDDEN struct ktau_profile *ktau__read_threads(const char *root, pid_t pid,
+						    struct ktau_parse_error *err);
 
 #endif /* KTAU_INTERNAL_H */

@@ -34,17 +34,13 @@ void *ktau__parse_text(const struct ktau_parser_ops *ops, const char *buf, size_
 }
 
 void *ktau__parse_read_text(const struct ktau_parser_ops *ops, char *text, size_t len,
-			    const char *what, struct ktau_parse_error *err)
+			    struct ktau_parse_error *err)
 {
 	void *obj;
 	int saved;
 
-	if (!text) {
-		saved = errno;
-		ktau__fail(err, saved, 0, "%s: %s", what, ktau_strerror(saved));
-		errno = saved;
+	if (!text)	/* the reader failed: errno and err say why */
 		return NULL;
-	}
 	obj = ktau__parse_text(ops, text, len, err);
 	saved = errno;
 	free(text);

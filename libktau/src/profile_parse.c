@@ -667,7 +667,10 @@ const struct ktau_parser_ops ktau__profile_parser = {
 };
 
 struct ktau_profile *ktau_profile_parse(const char *buf, size_t len,
-					struct ktau_parse_error *err)
+					struct ktau_error **err)
 {
-	return ktau__parse_text(&ktau__profile_parser, buf, len, err);
+	struct ktau_parse_error pe;
+
+	return ktau__ret_ptr(ktau__parse_text(&ktau__profile_parser, buf, len, &pe),
+			     &pe, err);
 }

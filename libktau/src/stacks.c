@@ -57,9 +57,10 @@ void ktau_stacks_free(struct ktau_stacks *s)
 	free(s);
 }
 
-struct ktau_stacks *ktau_stacks_parse(const char *buf, size_t len,
-				      enum ktau_stacks_format format,
-				      struct ktau_parse_error *err)
+/* The parser behind ktau_stacks_parse() and ktau_stacks_load(). */
+static struct ktau_stacks *stacks_parse(const char *buf, size_t len,
+					enum ktau_stacks_format format,
+					struct ktau_parse_error *err)
 {
 	struct ktau_stacks *s;
 	int ret;
@@ -96,53 +97,34 @@ struct ktau_stacks *ktau_stacks_parse(const char *buf, size_t len,
 	return s;
 }
 
-/* Parses text that was read (or failed to be, text == NULL: errno says
- * why), and frees it; errno is the parser's. */
-static struct ktau_stacks *parse_read(char *text, size_t len, const char *what,
+struct ktau_stacks *ktau_stacks_parse(const char *buf, size_t len,
 				      enum ktau_stacks_format format,
-				      struct ktau_parse_error *err)
+				      struct ktau_error **err)
 {
+	struct ktau_parse_error pe;
+
+	return ktau__ret_ptr(stacks_parse(buf, len, format, &pe), &pe, err);
+}
+
+struct ktau_stacks *ktau_stacks_load(const struct ktau_load_opts *opts,
+				     enum ktau_stacks_format format,
+				     struct ktau_error **err)
+{
+	struct ktau_parse_error pe;
 	struct ktau_stacks *s = NULL;
-	int error = errno;
-
-	if (text)
-		s = ktau_stacks_parse(text, len, format, err);
-	else
-		ktau__fail(err, error, 0, "%s: %s", what, ktau_strerror(error));
-	error = s ? 0 : errno;
-	free(text);
-	errno = error;
-	return s;
-}
-
-struct ktau_stacks *ktau_stacks_read_file(const char *path, enum ktau_stacks_format format,
-					  struct ktau_parse_error *err)
-{
 	size_t len = 0;
 	char *text;
+	int saved;
 
-	ktau__clear_error(err);
-	if (!path) {
-		errno = -ktau__fail(err, EINVAL, 0, "NULL path");
-		return NULL;
+	ktau__clear_error(&pe);
+	text = ktau__load_text(opts, &len, &pe);
+	if (text) {
+		s = stacks_parse(text, len, format, &pe);
+		saved = errno;
+		free(text);
+		errno = saved;
 	}
-	text = ktau__read_path_all(path, &len);
-	return parse_read(text, len, path, format, err);
-}
-
-struct ktau_stacks *ktau_stacks_read_stream(FILE *stream, enum ktau_stacks_format format,
-					    struct ktau_parse_error *err)
-{
-	size_t len = 0;
-	char *text;
-
-	ktau__clear_error(err);
-	if (!stream) {
-		errno = -ktau__fail(err, EINVAL, 0, "NULL stream");
-		return NULL;
-	}
-	text = ktau__read_stream_all(stream, &len);
-	return parse_read(text, len, "read", format, err);
+	return ktau__ret_ptr(s, &pe, err);
 }
 
 enum ktau_stacks_format ktau_stacks_format(const struct ktau_stacks *s)

@@ -28,7 +28,7 @@ static pid_t entry_tid(const char *name)
 	return v <= 0x7fffffff ? (pid_t)v : 0;
 }
 
-int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count)
+int ktau__list_tids(const char *root, pid_t pid, pid_t **tids, size_t *count)
 {
 	size_t cap = 0, n = 0;
 	pid_t *list = NULL;
@@ -36,10 +36,10 @@ int ktau__list_tids(pid_t pid, pid_t **tids, size_t *count)
 	char path[4200];
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "%s/%d/task", ktau__procfs_root(), (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/task", root, (int)pid);
 	dir = opendir(path);
 	if (!dir)
-		return -ktau__proc_errno(errno, pid, 0);
+		return -ktau__proc_errno(root, errno, pid, 0);
 	while ((errno = 0, e = readdir(dir))) {
 		pid_t tid = entry_tid(e->d_name);
 
@@ -74,7 +74,8 @@ static int add_thread(struct ktau_profile **all, const struct ktau_profile *one,
 	return 0;
 }
 
-struct ktau_profile *ktau_profile_read_threads(pid_t pid, struct ktau_parse_error *err)
+struct ktau_profile *ktau__read_threads(const char *root, pid_t pid,
+					struct ktau_parse_error *err)
 {
 	struct ktau_profile *all = NULL, *one;
 	pid_t *tids = NULL;
@@ -86,14 +87,14 @@ struct ktau_profile *ktau_profile_read_threads(pid_t pid, struct ktau_parse_erro
 		errno = -ktau__fail(err, EINVAL, 0, "invalid process id %d", (int)pid);
 		return NULL;
 	}
-	ret = ktau__list_tids(pid, &tids, &n);
+	ret = ktau__list_tids(root, pid, &tids, &n);
 	if (ret) {
 		errno = -ktau__fail(err, -ret, 0, "threads of process %d: %s", (int)pid,
 				    ktau_strerror(ret));
 		return NULL;
 	}
 	for (i = 0, ret = 0; i < n && !ret; i++) {
-		one = ktau_profile_read_tid(pid, tids[i], err);
+		one = ktau__proc_profile(root, pid, tids[i], err);
 		if (!one) {
 			ret = errno == ESRCH ? 0 : -errno;	/* ESRCH: exited since */
 			continue;

@@ -291,6 +291,18 @@ uint32_t ktau_user_context(void)
 	return tls_self && tls_self != GONE ? tls_word : 0;
 }
 
+struct ktau_profile *ktau__ut_read_kernel(pid_t tid)
+{
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	KTAU_OPTS(ktau_read_opts, opts, .pid = getpid(), .tid = tid);
+	struct ktau_profile *p = proc ? ktau_proc_read_profile(proc, &opts, NULL) : NULL;
+	int error = errno;
+
+	ktau_proc_close(proc);
+	errno = error;
+	return p;
+}
+
 /* Keeps an exited thread's profile: its tree as a snapshot, its kernel
  * profile read now, while /proc still has the thread. */
 static void finish_thread(struct ktau_uthread *s)
@@ -301,7 +313,7 @@ static void finish_thread(struct ktau_uthread *s)
 
 	final = ktau__ut_snapshot(&s->tree, ktau__cycles(), &n);
 	if (s->kernel_registered) {
-		kernel = ktau_profile_read_tid(getpid(), s->tid, NULL);
+		kernel = ktau__ut_read_kernel(s->tid);
 		if (!kernel)
 			s->kernel_error = -errno;
 	}

@@ -251,6 +251,9 @@ KTAU_HIDDEN void ktau__threads_unlock(void);
  * that its own system calls stay out of the user's routines); returns the
  * old value. */
 KTAU_HIDDEN uint32_t ktau__context_word_set(uint32_t ctx);
+/* The kernel profile of this process's thread tid, read through libktau's
+ * public API (the default /proc root); NULL with errno set. */
+KTAU_HIDDEN struct ktau_profile *ktau__ut_read_kernel(pid_t tid);
 
 /* How the profiler reaches the kernel, replaceable by tests:
  * prctl(PR_KTAU_SET_CONTEXT, addr, 0, 0, 0). */

@@ -86,7 +86,7 @@ static int gather_one(const struct ktau_uthread *s, uint64_t now, struct gathere
 	g->own_nodes = true;
 	g->dropped = s->tree.dropped;
 	if (s->kernel_registered) {
-		g->kernel = ktau_profile_read_tid(getpid(), s->tid, NULL);
+		g->kernel = ktau__ut_read_kernel(s->tid);
 		g->own_kernel = g->kernel != NULL;
 		if (!g->kernel) {
 			g->kernel_error = -errno;

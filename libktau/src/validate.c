@@ -193,16 +193,17 @@ static int check_block(const struct ktau_block *b, struct ktau_parse_error *err)
 	return 0;
 }
 
-int ktau_profile_validate(const struct ktau_profile *p, struct ktau_parse_error *err)
+int ktau_profile_validate(const struct ktau_profile *p, struct ktau_error **err)
 {
+	struct ktau_parse_error pe;
 	size_t i;
 	int ret;
 
-	ktau__clear_error(err);
+	ktau__clear_error(&pe);
 	if (!p)
-		return ktau__fail(err, EINVAL, 0, "NULL profile");
-	ret = check_scope(p, err);
+		return ktau__ret_int(ktau__fail(&pe, EINVAL, 0, "NULL profile"), &pe, err);
+	ret = check_scope(p, &pe);
 	for (i = 0; i < p->nr_blocks && !ret; i++)
-		ret = check_block(p->blocks[i], err);
-	return ret;
+		ret = check_block(p->blocks[i], &pe);
+	return ktau__ret_int(ret, &pe, err);
 }

@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-	struct ktau_parse_error err = { 0 };
+	struct ktau_error *err;
 	struct ktau_profile *p;
 	size_t blocks, i, funcs = 0, edges = 0, events = 0;
 
@@ -20,10 +20,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s PROFILE\n", argv[0]);
 		return 2;
 	}
-	p = ktau_profile_read_file(argv[1], &err);
+	KTAU_OPTS(ktau_load_opts, load, .path = argv[1]);
+	p = ktau_profile_load(&load, &err);
 	if (!p) {
-		fprintf(stderr, "%s:%u: %s\n", argv[1], err.line,
-			err.message[0] ? err.message : ktau_strerror(err.error));
+		fprintf(stderr, "%s:%u: %s\n", argv[1], ktau_error_line(err),
+			ktau_error_message(err));
+		ktau_error_free(err);
 		return 1;
 	}
 	blocks = ktau_profile_block_count(p);

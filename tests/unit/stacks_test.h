@@ -35,18 +35,17 @@
 /* text (a C string) fails to parse as format with EPROTO at line. */
 #define ASSERT_STACKS_ERROR(text, format, line_, msg)			\
 	do {								\
-		struct ktau_parse_error perr_;				\
 		struct ktau_stacks *s_;					\
 		errno = 0;						\
-		s_ = ktau_stacks_parse(text, strlen(text), format, &perr_); \
+		s_ = ktau_stacks_parse(text, strlen(text), format, test_err()); \
 		if (s_) {						\
 			ktau_stacks_free(s_);				\
 			FAIL("parsed, expected '%s'", msg);		\
 		}							\
 		ASSERT_EQ(EPROTO, errno);				\
-		ASSERT_EQ(-EPROTO, perr_.error);				\
-		ASSERT_STREQ(msg, perr_.message);				\
-		ASSERT_EQ(line_, perr_.line);				\
+		ASSERT_EQ(-EPROTO, ERR_CODE);				\
+		ASSERT_STREQ(msg, ERR_MSG);				\
+		ASSERT_EQ(line_, ERR_LINE);				\
 	} while (0)
 
 #endif

@@ -65,7 +65,6 @@ static char *sample_bytes(size_t *len)
 TEST(archive_round_trip)
 {
 	struct ktau_archive *a = sample(), *b;
-	struct ktau_parse_error err;
 	char *dir = make_tmpdir(), path[4200];
 	const struct ktau_archive_member *m;
 	struct stat st;
@@ -79,9 +78,9 @@ TEST(archive_round_trip)
 	ASSERT_EQ(0644, st.st_mode & 0777);
 	/* header + data blocks per member (manifest first), end marker */
 	ASSERT_EQ(512 * (2 + 2 + 2 + 2 + 2 + 1 + 2), st.st_size);
-	b = ktau_archive_read_file(path, &err);
+	b = load_archive(path, test_err());
 	ASSERT_NOT_NULL(b);
-	ASSERT_EQ(0, err.error);
+	ASSERT_EQ(0, ERR_CODE);
 	ASSERT_EQ(ktau_archive_member_count(a), ktau_archive_member_count(b));
 	for (i = 0; i < ktau_archive_member_count(a); i++) {
 		const struct ktau_archive_member *x = ktau_archive_member(a, i);
@@ -149,10 +148,11 @@ TEST(archive_is_a_tar_file)
 	free(text);
 	/* the extracted proc/ is a /proc root for the library */
 	snprintf(path, sizeof(path), "%s/proc", xdir);
-	setenv("KTAU_PROCFS", path, 1);
 	{
-		struct ktau_profile *p = ktau_profile_read_pid(42, NULL);
+		struct ktau_proc *proc = open_root(path);
+		struct ktau_profile *p = proc ? read_task(proc, 42, 0, NULL) : NULL;
 
+		ktau_proc_close(proc);
 		ASSERT_NOT_NULL(p);
 		ASSERT_EQ_U64(1000, ktau_block_func(ktau_profile_block(p, 0), 0)->calls);
 		ktau_profile_free(p);
@@ -165,96 +165,93 @@ TEST(archive_is_a_tar_file)
 /* Every proper prefix of an archive is refused: nothing is silently lost. */
 TEST(archive_every_truncation_fails)
 {
-	struct ktau_parse_error err;
 	size_t len = 0, cut;
 	char *buf = sample_bytes(&len);
 
 	ASSERT_NOT_NULL(buf);
 	for (cut = 0; cut < len; cut++) {
-		struct ktau_archive *a = ktau_archive_parse(buf, cut, &err);
+		struct ktau_archive *a = ktau_archive_parse(buf, cut, test_err());
 
 		if (a) {
 			ktau_archive_free(a);
 			FAIL("a prefix of %zu of %zu bytes was accepted", cut, len);
 		}
-		if (errno != EPROTO || err.error != -EPROTO)
-			FAIL("cut at %zu: errno %d, err.error %d", cut, errno, err.error);
+		if (errno != EPROTO || ERR_CODE != -EPROTO)
+			FAIL("cut at %zu: errno %d, ERR_CODE %d", cut, errno, ERR_CODE);
 	}
 	free(buf);
 }
 
 TEST(archive_truncation_messages)
 {
-	struct ktau_parse_error err;
 	size_t len = 0;
 	char *buf = sample_bytes(&len);
 
 	ASSERT_NOT_NULL(buf);
-	ASSERT_NULL(ktau_archive_parse(buf, 300, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, 300, test_err()));
 	ASSERT_STREQ("truncated archive: 300 bytes at byte 0 where a header or the end "
-		     "marker should be", err.message);
-	ASSERT_EQ(0, err.line);
+		     "marker should be", ERR_MSG);
+	ASSERT_EQ(0, ERR_LINE);
 	/* manifest 2 blocks, functions 2: proc/42/ktau's header is at 2048 */
 	ASSERT_EQ(225, strlen(profile_text));
-	ASSERT_NULL(ktau_archive_parse(buf, 2048 + 512 + 100, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, 2048 + 512 + 100, test_err()));
 	ASSERT_STREQ("truncated archive: member 'proc/42/ktau' has 225 bytes, only 100 "
-		     "left", err.message);
-	ASSERT_NULL(ktau_archive_parse(buf, len - 1024, &err));
+		     "left", ERR_MSG);
+	ASSERT_NULL(ktau_archive_parse(buf, len - 1024, test_err()));
 	ASSERT_STREQ("truncated archive: 0 bytes at byte 5632 where a header or the end "
-		     "marker should be", err.message);
-	ASSERT_NULL(ktau_archive_parse(buf, len - 512, &err));
-	ASSERT_STREQ("truncated archive: incomplete end marker at byte 5632", err.message);
-	ASSERT_NULL(ktau_archive_parse(buf, 0, &err));
+		     "marker should be", ERR_MSG);
+	ASSERT_NULL(ktau_archive_parse(buf, len - 512, test_err()));
+	ASSERT_STREQ("truncated archive: incomplete end marker at byte 5632", ERR_MSG);
+	ASSERT_NULL(ktau_archive_parse(buf, 0, test_err()));
 	ASSERT_STREQ("not a ktau archive: it does not start with the 'ktau-archive' member",
-		     err.message);
+		     ERR_MSG);
 	free(buf);
 }
 
 TEST(archive_corruption_messages)
 {
-	struct ktau_parse_error err;
 	size_t len = 0;
 	char *buf = sample_bytes(&len);
 
 	ASSERT_NOT_NULL(buf);
 	buf[1024 + 3] ^= 1;	/* the functions member's name */
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
 	ASSERT_EQ(EPROTO, errno);
-	ASSERT_STREQ("corrupt archive: header checksum mismatch at byte 1024", err.message);
+	ASSERT_STREQ("corrupt archive: header checksum mismatch at byte 1024", ERR_MSG);
 	buf[1024 + 3] ^= 1;
 	memcpy(buf + 2048 + 257, "xxxxx", 5);	/* proc/42/ktau's magic */
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
 	ASSERT_STREQ("corrupt archive: not a tar header (no ustar magic) at byte 2048",
-		     err.message);
+		     ERR_MSG);
 	free(buf);
 
 	buf = sample_bytes(&len);
 	ASSERT_NOT_NULL(buf);
 	memcpy(buf + 512, "ktau-archive 2", 14);	/* data has no checksum */
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
 	ASSERT_EQ(EPROTONOSUPPORT, errno);
-	ASSERT_STREQ("archive format version 2; this libktau reads version 1", err.message);
-	ASSERT_EQ(1, err.line);
+	ASSERT_STREQ("archive format version 2; this libktau reads version 1", ERR_MSG);
+	ASSERT_EQ(1, ERR_LINE);
 	memcpy(buf + 512, "ktau-profile 1", 14);
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
 	ASSERT_EQ(EPROTO, errno);
-	ASSERT_STREQ("manifest: first line is not 'ktau-archive VERSION'", err.message);
+	ASSERT_STREQ("manifest: first line is not 'ktau-archive VERSION'", ERR_MSG);
 	memcpy(buf + 512, "ktau-archive 1\nhost build box\ntsc_khz 1000\nend\n",
 	       strlen("ktau-archive 1\nhost build box\ntsc_khz 1000\nend\n"));
 	buf[512 + strlen("ktau-archive 1\nhost build box\ntsc_khz 1000\n")] = 'E';
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
-	ASSERT_STREQ("manifest: malformed entry", err.message);
-	ASSERT_EQ(4, err.line);
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
+	ASSERT_STREQ("manifest: malformed entry", ERR_MSG);
+	ASSERT_EQ(4, ERR_LINE);
 	buf[512 + strlen("ktau-archive 1\nhost build box\ntsc_khz 1000\n") + 1] = '_';
 	buf[512 + strlen("ktau-archive 1\nhost build box\ntsc_khz 1000\n")] = 'e';
-	ASSERT_NULL(ktau_archive_parse(buf, len, &err));
-	ASSERT_STREQ("manifest: no 'end' line (truncated?)", err.message);
+	ASSERT_NULL(ktau_archive_parse(buf, len, test_err()));
+	ASSERT_STREQ("manifest: no 'end' line (truncated?)", ERR_MSG);
 	free(buf);
 
 	/* a profile text is not an archive */
-	ASSERT_NULL(ktau_archive_parse(profile_text, strlen(profile_text), &err));
+	ASSERT_NULL(ktau_archive_parse(profile_text, strlen(profile_text), test_err()));
 	ASSERT_STREQ("not a ktau archive: it does not start with the 'ktau-archive' member",
-		     err.message);
+		     ERR_MSG);
 	ASSERT_FALSE(ktau_archive_detect(profile_text, strlen(profile_text)));
 }
 
@@ -262,7 +259,6 @@ TEST(archive_corruption_messages)
 TEST(archive_without_info_round_trip)
 {
 	struct ktau_archive *a = ktau_archive_new(), *b;
-	struct ktau_parse_error err;
 	char *dir = make_tmpdir(), path[4200];
 
 	ASSERT_NOT_NULL(a);
@@ -270,9 +266,9 @@ TEST(archive_without_info_round_trip)
 	ASSERT_EQ(0, ktau_archive_add(a, "proc/9/ktau", "x", 1));
 	snprintf(path, sizeof(path), "%s/a.ktar", dir);
 	ASSERT_EQ(0, ktau_archive_write(a, path));
-	b = ktau_archive_read_file(path, &err);
+	b = load_archive(path, test_err());
 	if (!b)
-		FAIL("%s", err.message);
+		FAIL("%s", ERR_MSG);
 	ASSERT_EQ(0, ktau_archive_info_count(b));
 	ASSERT_EQ(1, ktau_archive_member_count(b));
 	ktau_archive_free(a);
@@ -283,11 +279,9 @@ TEST(archive_without_info_round_trip)
 
 TEST(archive_read_file_errors)
 {
-	struct ktau_parse_error err;
-
-	ASSERT_NULL(ktau_archive_read_file("/nonexistent/a.ktar", &err));
+	ASSERT_NULL(load_archive("/nonexistent/a.ktar", test_err()));
 	ASSERT_EQ(ENOENT, errno);
-	ASSERT_STREQ("/nonexistent/a.ktar: No such file or directory", err.message);
+	ASSERT_STREQ("/nonexistent/a.ktar: No such file or directory", ERR_MSG);
 }
 
 TEST(archive_names_and_keys_checked)
@@ -326,7 +320,6 @@ TEST(archive_names_and_keys_checked)
 TEST(archive_profiles_and_functions)
 {
 	struct ktau_archive *a = sample();
-	struct ktau_parse_error err;
 	struct ktau_profile *p;
 	struct ktau_functions *map;
 
@@ -339,25 +332,25 @@ TEST(archive_profiles_and_functions)
 	ASSERT_STREQ("proc/42/ktau", ktau_archive_profile_member(a, 0)->name);
 	ASSERT_STREQ("proc/42/task/43/ktau", ktau_archive_profile_member(a, 1)->name);
 	ASSERT_STREQ("proc/ktau/profile", ktau_archive_profile_member(a, 2)->name);
-	p = ktau_archive_profile(a, 1, &err);
+	p = ktau_archive_profile(a, 1, test_err());
 	ASSERT_NOT_NULL(p);
 	ASSERT_EQ(43, ktau_block_tid(ktau_profile_block(p, 0)));
 	ktau_profile_free(p);
-	ASSERT_NULL(ktau_archive_profile(a, 2, &err));
+	ASSERT_NULL(ktau_archive_profile(a, 2, test_err()));
 	ASSERT_EQ(EPROTO, errno);
-	ASSERT_EQ(2, err.line);
-	ASSERT_TRUE(!strncmp(err.message, "proc/ktau/profile: ", 19));
-	ASSERT_NULL(ktau_archive_profile(a, 3, &err));
+	ASSERT_EQ(2, ERR_LINE);
+	ASSERT_TRUE(!strncmp(ERR_MSG, "proc/ktau/profile: ", 19));
+	ASSERT_NULL(ktau_archive_profile(a, 3, test_err()));
 	ASSERT_EQ(ERANGE, errno);
-	map = ktau_archive_functions(a, &err);
+	map = ktau_archive_functions(a, test_err());
 	ASSERT_NOT_NULL(map);
 	ASSERT_STREQ("getpid", ktau_functions_find_fid(map, 39)->name);
 	ktau_functions_free(map);
 	ktau_archive_free(a);
 	a = ktau_archive_new();
-	ASSERT_NULL(ktau_archive_functions(a, &err));
+	ASSERT_NULL(ktau_archive_functions(a, test_err()));
 	ASSERT_EQ(ENOENT, errno);
-	ASSERT_STREQ("the archive has no proc/ktau/functions", err.message);
+	ASSERT_STREQ("the archive has no proc/ktau/functions", ERR_MSG);
 	ktau_archive_free(a);
 }
 
@@ -380,15 +373,25 @@ static char *fake_proc(void)
 		free(root);
 		return NULL;
 	}
-	setenv("KTAU_PROCFS", root, 1);
 	return root;
+}
+
+/* ktau_archive_collect() of root with the pids. */
+static int collect(struct ktau_archive *a, const char *root, const pid_t *pids,
+		   size_t nr_pids, struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_collect_opts, opts, .pids = pids, .nr_pids = nr_pids);
+	struct ktau_proc *proc = open_root(root);
+	int ret = ktau_archive_collect(a, proc, &opts, err);
+
+	ktau_proc_close(proc);
+	return ret;
 }
 
 TEST(archive_collect_processes)
 {
 	char *root = fake_proc();
 	struct ktau_archive *a = ktau_archive_new();
-	struct ktau_parse_error err;
 	pid_t pids[] = { 42, 42 };
 	size_t i;
 	static const char *const want[] = {
@@ -398,7 +401,7 @@ TEST(archive_collect_processes)
 
 	ASSERT_NOT_NULL(root);
 	ASSERT_NOT_NULL(a);
-	ASSERT_EQ(0, ktau_archive_collect(a, pids, 2, &err));
+	ASSERT_EQ(0, collect(a, root, pids, 2, test_err()));
 	ASSERT_EQ(5, ktau_archive_member_count(a));
 	for (i = 0; i < 5; i++)
 		ASSERT_STREQ(want[i], ktau_archive_member(a, i)->name);
@@ -416,7 +419,7 @@ TEST(archive_collect_processes)
 	ktau_archive_free(a);
 
 	a = ktau_archive_new();
-	ASSERT_EQ(0, ktau_archive_collect(a, NULL, 0, &err));
+	ASSERT_EQ(0, collect(a, root, NULL, 0, test_err()));
 	ASSERT_STREQ("proc/ktau/profile", ktau_archive_member(a, 1)->name);
 	ASSERT_STREQ("777", ktau_archive_info(a, "tsc_khz"));
 	ASSERT_STREQ("all", ktau_archive_info(a, "pids"));
@@ -429,32 +432,31 @@ TEST(archive_collect_errors)
 {
 	char *root = fake_proc(), want[4300];
 	struct ktau_archive *a = ktau_archive_new();
-	struct ktau_parse_error err;
 	pid_t pid = 99;
 
 	ASSERT_NOT_NULL(root);
-	ASSERT_EQ(-ESRCH, ktau_archive_collect(a, &pid, 1, &err));
+	ASSERT_EQ(-ESRCH, collect(a, root, &pid, 1, test_err()));
 	snprintf(want, sizeof(want), "%s/99/ktau: no such process", root);
-	ASSERT_STREQ(want, err.message);
+	ASSERT_STREQ(want, ERR_MSG);
 	ktau_archive_free(a);
 
 	ASSERT_EQ(0, write_tree_file(root, "42/ktau", "ktau-profile 1\ntsc_khz 1\nscope process\n"
 				     "func 0 1 x syscall 1 1 1\nend\n"));
 	pid = 42;
 	a = ktau_archive_new();
-	ASSERT_EQ(-EPROTO, ktau_archive_collect(a, &pid, 1, &err));
+	ASSERT_EQ(-EPROTO, collect(a, root, &pid, 1, test_err()));
 	snprintf(want, sizeof(want), "%s/42/ktau: ", root);
-	ASSERT_TRUE(!strncmp(err.message, want, strlen(want)));
-	ASSERT_EQ(4, err.line);
+	ASSERT_TRUE(!strncmp(ERR_MSG, want, strlen(want)));
+	ASSERT_EQ(4, ERR_LINE);
 	ktau_archive_free(a);
 
 	remove_tree(root);
 	ASSERT_EQ(0, make_tree_dir(root, "42"));
 	a = ktau_archive_new();
-	ASSERT_EQ(-ENODEV, ktau_archive_collect(a, &pid, 1, &err));
+	ASSERT_EQ(-ENODEV, collect(a, root, &pid, 1, test_err()));
 	snprintf(want, sizeof(want), "%s/ktau/functions: this kernel has no ktau support "
 		 "(no /proc/ktau)", root);
-	ASSERT_STREQ(want, err.message);
+	ASSERT_STREQ(want, ERR_MSG);
 	ktau_archive_free(a);
 	remove_tree(root);
 	free(root);
@@ -463,20 +465,24 @@ TEST(archive_collect_errors)
 TEST(read_threads_one_block_per_thread)
 {
 	char *root = fake_proc();
-	struct ktau_parse_error err;
+	struct ktau_proc *proc = open_root(root);
+	KTAU_OPTS(ktau_read_opts, threads, .pid = 42, .flags = KTAU_READ_THREADS);
+	KTAU_OPTS(ktau_read_opts, gone, .pid = 99, .flags = KTAU_READ_THREADS);
 	struct ktau_profile *p;
 
 	ASSERT_NOT_NULL(root);
-	p = ktau_profile_read_threads(42, &err);
+	p = ktau_proc_read_profile(proc, &threads, test_err());
 	ASSERT_NOT_NULL(p);
 	ASSERT_EQ(KTAU_SCOPE_SYSTEM, ktau_profile_scope(p));
 	ASSERT_EQ(2, ktau_profile_block_count(p));
 	ASSERT_EQ(KTAU_BLOCK_THREAD, ktau_block_kind(ktau_profile_block(p, 1)));
 	ASSERT_EQ_U64(1000, ktau_profile_tsc_khz(p));
-	ASSERT_EQ(0, ktau_profile_validate(p, &err));
+	ASSERT_EQ(0, ktau_profile_validate(p, test_err()));
 	ktau_profile_free(p);
-	ASSERT_NULL(ktau_profile_read_threads(99, &err));
+	ASSERT_NULL(ktau_proc_read_profile(proc, &gone, test_err()));
 	ASSERT_EQ(ESRCH, errno);
+	ASSERT_EQ(-ESRCH, ERR_CODE);
+	ktau_proc_close(proc);
 	remove_tree(root);
 	free(root);
 }

@@ -9,7 +9,7 @@
 
 static struct ktau_profile *fixture(const char *name)
 {
-	return ktau_profile_read_file(test_fixture(name), NULL);
+	return load_profile(test_fixture(name), NULL);
 }
 
 /* Process 500's total from the system file: its thread and exited blocks. */

@@ -22,19 +22,18 @@ static const char running_all[] =
 	"end\n";
 
 static struct ktau_control_status *parse_status(const char *text,
-						struct ktau_parse_error *err)
+						struct ktau_error **err)
 {
 	return ktau_control_status_parse(text, strlen(text), err);
 }
 
 TEST(control_status_running_all)
 {
-	struct ktau_parse_error err;
-	struct ktau_control_status *s = parse_status(running_all, &err);
+	struct ktau_control_status *s = parse_status(running_all, test_err());
 	uint64_t reg = 0, max = 0, lost = 0;
 
 	ASSERT_NOT_NULL(s);
-	ASSERT_EQ(0, err.error);
+	ASSERT_EQ(0, ERR_CODE);
 	ASSERT_TRUE(ktau_control_status_running(s));
 	ASSERT_EQ(7, ktau_control_status_group_count(s));
 	ASSERT_STREQ("syscall", ktau_control_status_group(s, 0));
@@ -132,15 +131,14 @@ TEST(control_status_rejects)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct ktau_parse_error err;
 
 		errno = 0;
-		if (parse_status(bad[i].text, &err))
+		if (parse_status(bad[i].text, test_err()))
 			FAIL("case %zu parsed: %s", i, bad[i].text);
-		if (errno != bad[i].error || err.error != -bad[i].error ||
-		    err.line != bad[i].line || !strstr(err.message, bad[i].message))
+		if (errno != bad[i].error || ERR_CODE != -bad[i].error ||
+		    ERR_LINE != bad[i].line || !strstr(ERR_MSG, bad[i].message))
 			FAIL("case %zu: errno %d line %u '%s', expected errno %d line %u '%s'",
-			     i, errno, err.line, err.message, bad[i].error, bad[i].line,
+			     i, errno, ERR_LINE, ERR_MSG, bad[i].error, bad[i].line,
 			     bad[i].message);
 	}
 	errno = 0;
@@ -148,15 +146,14 @@ TEST(control_status_rejects)
 	ASSERT_EQ(EINVAL, errno);
 }
 
-/* A fake /proc root with ktau/control holding text; set as KTAU_PROCFS. */
+/* A fake /proc root with ktau/control holding text. */
 static char *fake_control(const char *text)
 {
 	char *root = make_tmpdir();
 
 	if (!root)
 		return NULL;
-	if (write_tree_file(root, "ktau/control", text) ||
-	    setenv("KTAU_PROCFS", root, 1)) {
+	if (write_tree_file(root, "ktau/control", text)) {
 		remove_tree(root);
 		free(root);
 		return NULL;
@@ -170,13 +167,32 @@ static char *control_path(const char *root, char *buf, size_t size)
 	return buf;
 }
 
+/* The status / a command through a handle on root. */
+static struct ktau_control_status *read_control(const char *root, struct ktau_error **err)
+{
+	struct ktau_proc *proc = open_root(root);
+	struct ktau_control_status *s = ktau_proc_read_control(proc, err);
+
+	ktau_proc_close(proc);
+	return s;
+}
+
+static int write_control(const char *root, const char *command, struct ktau_error **err)
+{
+	struct ktau_proc *proc = open_root(root);
+	int ret = ktau_proc_write_control(proc, command, err);
+
+	ktau_proc_close(proc);
+	return ret;
+}
+
 TEST(control_status_read_fake_proc)
 {
 	char *root = fake_control(running_all);
 	struct ktau_control_status *s;
 
 	ASSERT_NOT_NULL(root);
-	s = ktau_control_status_read(NULL);
+	s = read_control(root, NULL);
 	remove_tree(root);
 	free(root);
 	ASSERT_NOT_NULL(s);
@@ -187,15 +203,17 @@ TEST(control_status_read_fake_proc)
 TEST(control_without_ktau_is_enodev)
 {
 	char *root = make_tmpdir();
-	struct ktau_parse_error err;
 
 	ASSERT_NOT_NULL(root);
-	setenv("KTAU_PROCFS", root, 1);
 	errno = 0;
-	ASSERT_NULL(ktau_control_status_read(&err));
+	ASSERT_NULL(read_control(root, test_err()));
 	ASSERT_EQ(ENODEV, errno);
-	ASSERT_EQ(-ENODEV, err.error);
-	ASSERT_EQ(-ENODEV, ktau_control_write("start"));
+	ASSERT_EQ(-ENODEV, ERR_CODE);
+	errno = 0;
+	ASSERT_EQ(-ENODEV, write_control(root, "start", test_err()));
+	ASSERT_EQ(ENODEV, errno);
+	ASSERT_EQ(-ENODEV, ERR_CODE);
+	ASSERT_CONTAINS(ERR_MSG, "/ktau/control: this kernel has no ktau support");
 	remove_tree(root);
 	free(root);
 }
@@ -205,26 +223,30 @@ TEST(control_write_is_one_exact_write)
 	char *root = fake_control(""), path[4200], *text;
 
 	ASSERT_NOT_NULL(root);
-	ASSERT_EQ(0, ktau_control_write("enable syscall irq"));
+	ASSERT_EQ(0, write_control(root, "enable syscall irq", test_err()));
+	ASSERT_NULL(last_err());
 	text = slurp(control_path(root, path, sizeof(path)), NULL);
 	ASSERT_NOT_NULL(text);
 	ASSERT_STREQ("enable syscall irq", text);
 	free(text);
-	ASSERT_EQ(-EINVAL, ktau_control_write(""));
-	ASSERT_EQ(-EINVAL, ktau_control_write(NULL));
+	ASSERT_EQ(-EINVAL, write_control(root, "", test_err()));
+	ASSERT_EQ(-EINVAL, ERR_CODE);
+	ASSERT_EQ(-EINVAL, write_control(root, NULL, NULL));
 	remove_tree(root);
 	free(root);
 }
 
+static const char *eacces_root;
+
 static int read_errno(void)
 {
 	errno = 0;
-	return ktau_control_status_read(NULL) ? 0 : errno;
+	return read_control(eacces_root, NULL) ? 0 : errno;
 }
 
 static int write_errno(void)
 {
-	return -ktau_control_write("stop");
+	return -write_control(eacces_root, "stop", NULL);
 }
 
 TEST(control_not_root_is_eacces)
@@ -235,6 +257,7 @@ TEST(control_not_root_is_eacces)
 	ASSERT_NOT_NULL(root);
 	/* the kernel's mode */
 	ASSERT_EQ(0, chmod(control_path(root, path, sizeof(path)), 0600));
+	eacces_root = root;
 	got_read = run_as_nobody(read_errno);
 	got_write = run_as_nobody(write_errno);
 	remove_tree(root);
@@ -245,7 +268,7 @@ TEST(control_not_root_is_eacces)
 
 TEST(process_totals_sum_threads_and_exited)
 {
-	struct ktau_profile *sys = ktau_profile_read_file(test_fixture("system.ktau"), NULL);
+	struct ktau_profile *sys = load_profile(test_fixture("system.ktau"), NULL);
 	struct ktau_profile *tot;
 	const struct ktau_block *b;
 	const struct ktau_func *f;

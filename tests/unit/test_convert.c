@@ -43,7 +43,7 @@ TEST(usec_zero_khz_is_nan)
 
 TEST(profile_usec_uses_header)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 
 	ASSERT_NOT_NULL(p);
 	ASSERT_NEAR(79.65519988110341, ktau_profile_usec(p, 231000), 1e-9);

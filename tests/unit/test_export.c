@@ -23,7 +23,7 @@
  * awkward names, a three-deep callpath, events and XML-hostile metadata. */
 static struct ktau_model *mixed_model(void)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("system.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("system.ktau"), NULL);
 	struct ktau_model *m = ktau_model_new();
 	struct ktau_model_thread *t;
 	const char *path[] = { "main", "solve \"it\"  now", "sys_read()" };

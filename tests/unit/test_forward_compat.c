@@ -85,16 +85,14 @@ TEST(columns_lines_are_followed)
 
 TEST(columns_line_missing_a_field_fails)
 {
-	struct ktau_parse_error err;
-
 	ASSERT_NULL(parse_str(HEADER "columns func ctx fid name group calls incl_cycles\n"
-			      TASK "end\n", &err));
-	ASSERT_EQ(-EPROTO, err.error);
-	ASSERT_EQ(4, err.line);
-	ASSERT_CONTAINS(err.message, "columns line lacks field 'excl_cycles'");
+			      TASK "end\n", test_err()));
+	ASSERT_EQ(-EPROTO, ERR_CODE);
+	ASSERT_EQ(4, ERR_LINE);
+	ASSERT_CONTAINS(ERR_MSG, "columns line lacks field 'excl_cycles'");
 	ASSERT_NULL(parse_str(HEADER "columns edge ctx ctx parent_fid parent fid name "
-			      "calls incl_cycles excl_cycles\n" TASK "end\n", &err));
-	ASSERT_CONTAINS(err.message, "names field 'ctx' twice");
+			      "calls incl_cycles excl_cycles\n" TASK "end\n", test_err()));
+	ASSERT_CONTAINS(ERR_MSG, "names field 'ctx' twice");
 }
 
 TEST(unknown_block_kind_skipped_whole)

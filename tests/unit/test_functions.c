@@ -7,8 +7,7 @@
 
 TEST(functions_map_parses)
 {
-	struct ktau_parse_error err;
-	struct ktau_functions *m = ktau_functions_read_file(test_fixture("functions.txt"), &err);
+	struct ktau_functions *m = load_functions(test_fixture("functions.txt"), test_err());
 	const struct ktau_function *f;
 
 	ASSERT_NOT_NULL(m);
@@ -31,7 +30,7 @@ TEST(functions_map_parses)
 
 TEST(functions_lookup)
 {
-	struct ktau_functions *m = ktau_functions_read_file(test_fixture("functions.txt"), NULL);
+	struct ktau_functions *m = load_functions(test_fixture("functions.txt"), NULL);
 
 	ASSERT_NOT_NULL(m);
 	ASSERT_STREQ("getpid", ktau_functions_find_fid(m, 39)->name);
@@ -85,19 +84,18 @@ static const char *functions_fail(const char *text, int error, unsigned int line
 				  const char *msg)
 {
 	static char why[512];
-	struct ktau_parse_error err;
 	struct ktau_functions *m;
 
 	errno = 0;
-	m = parse_functions_str(text, &err);
+	m = parse_functions_str(text, test_err());
 	if (m) {
 		ktau_functions_free(m);
 		return "parsed successfully";
 	}
-	if (errno != error || err.error != -error || err.line != line ||
-	    !strstr(err.message, msg)) {
+	if (errno != error || ERR_CODE != -error || ERR_LINE != line ||
+	    !strstr(ERR_MSG, msg)) {
 		snprintf(why, sizeof(why), "errno %d line %u message \"%s\"", errno,
-			 err.line, err.message);
+			 ERR_LINE, ERR_MSG);
 		return why;
 	}
 	return NULL;
@@ -145,10 +143,8 @@ TEST(functions_empty_map)
 
 TEST(functions_missing_file)
 {
-	struct ktau_parse_error err;
-
 	errno = 0;
-	ASSERT_NULL(ktau_functions_read_file("/nonexistent/functions", &err));
+	ASSERT_NULL(load_functions("/nonexistent/functions", test_err()));
 	ASSERT_EQ(ENOENT, errno);
-	ASSERT_EQ(-ENOENT, err.error);
+	ASSERT_EQ(-ENOENT, ERR_CODE);
 }

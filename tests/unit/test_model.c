@@ -10,7 +10,7 @@
 /* system.ktau's second block (tsc_khz 1000000: one cycle is one ns). */
 static struct ktau_model *worker_model(void)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("system.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("system.ktau"), NULL);
 	struct ktau_model *m = ktau_model_new();
 
 	if (!p || !m || !ktau_model_add_block(m, p, 1, 0, 0, 0)) {

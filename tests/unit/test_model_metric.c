@@ -30,7 +30,7 @@ fail:
 TEST(model_metric_rules)
 {
 	struct ktau_model *m = ktau_model_new();
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("thread.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("thread.ktau"), NULL);
 
 	ASSERT_NOT_NULL(m);
 	ASSERT_NOT_NULL(p);

@@ -34,7 +34,7 @@ static struct ktau_profile *parse(const char *text)
 
 TEST(open_fold_doc_example)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example-v2.ktau"),
+	struct ktau_profile *p = load_profile(test_fixture("doc-example-v2.ktau"),
 							NULL), *q;
 	const struct ktau_block *b;
 	const struct ktau_func *f;

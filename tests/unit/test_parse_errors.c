@@ -17,26 +17,25 @@ static const char *parse_fails(const char *text, size_t len, int error,
 			       unsigned int line, const char *msg)
 {
 	static char why[600];
-	struct ktau_parse_error err;
 	struct ktau_profile *p;
 
 	errno = 0;
-	p = ktau_profile_parse(text, len, &err);
+	p = ktau_profile_parse(text, len, test_err());
 	if (p) {
 		ktau_profile_free(p);
 		return "parsed successfully";
 	}
-	if (errno != error || err.error != -error || err.line != line ||
-	    !strstr(err.message, msg)) {
+	if (errno != error || ERR_CODE != -error || ERR_LINE != line ||
+	    !strstr(ERR_MSG, msg)) {
 		snprintf(why, sizeof(why),
-			 "errno %d err.error %d line %u message \"%s\"; wanted %d at line %u with \"%s\"",
-			 errno, err.error, err.line, err.message, error, line, msg);
+			 "errno %d code %d line %u message \"%s\"; wanted %d at line %u with \"%s\"",
+			 errno, ERR_CODE, ERR_LINE, ERR_MSG, error, line, msg);
 		return why;
 	}
-	/* the same failure without an error struct must not crash */
+	/* the same failure with err NULL must not crash */
 	errno = 0;
 	if (ktau_profile_parse(text, len, NULL) || errno != error)
-		return "different result without a ktau_parse_error";
+		return "different result with err NULL";
 	return NULL;
 }
 
@@ -294,29 +293,26 @@ TEST(error_too_many_fields)
 
 TEST(error_null_buffer)
 {
-	struct ktau_parse_error err;
-
 	errno = 0;
-	ASSERT_NULL(ktau_profile_parse(NULL, 10, &err));
+	ASSERT_NULL(ktau_profile_parse(NULL, 10, test_err()));
 	ASSERT_EQ(EINVAL, errno);
-	ASSERT_EQ(-EINVAL, err.error);
+	ASSERT_EQ(-EINVAL, ERR_CODE);
 	errno = 0;
-	ASSERT_NULL(ktau_profile_parse(NULL, 0, &err));
+	ASSERT_NULL(ktau_profile_parse(NULL, 0, test_err()));
 	ASSERT_EQ(EPROTO, errno);
 }
 
 TEST(error_cleared_on_success)
 {
-	struct ktau_parse_error err;
 	struct ktau_profile *p;
 
-	ASSERT_NULL(parse_str("junk\n", &err));
-	ASSERT_EQ(-EPROTO, err.error);
-	p = parse_str(HEADER TASK "end\n", &err);
+	ASSERT_NULL(parse_str("junk\n", test_err()));
+	ASSERT_EQ(-EPROTO, ERR_CODE);
+	p = parse_str(HEADER TASK "end\n", test_err());
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(0, err.error);
-	ASSERT_EQ(0, err.line);
-	ASSERT_STREQ("", err.message);
+	ASSERT_EQ(0, ERR_CODE);
+	ASSERT_EQ(0, ERR_LINE);
+	ASSERT_STREQ("", ERR_MSG);
 	ktau_profile_free(p);
 }
 
@@ -333,12 +329,11 @@ TEST(excl_greater_than_incl_parses)
 TEST(long_token_is_shortened_in_message)
 {
 	char text[512];
-	struct ktau_parse_error err;
 
 	snprintf(text, sizeof(text), HEADER TASK "func 0 1 f g %s 1 1\nend\n",
 		 "1111111111222222222233333333334444444444x5555555555");
-	ASSERT_NULL(parse_str(text, &err));
-	ASSERT_CONTAINS(err.message, "'1111111111222222222233333333334444444444...'");
+	ASSERT_NULL(parse_str(text, test_err()));
+	ASSERT_CONTAINS(ERR_MSG, "'1111111111222222222233333333334444444444...'");
 }
 
 /* ---- version 2: path and open lines ---- */

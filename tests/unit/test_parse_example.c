@@ -11,11 +11,10 @@
 
 TEST(doc_example_header)
 {
-	struct ktau_parse_error err;
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), &err);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), test_err());
 
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(0, err.error);
+	ASSERT_EQ(0, ERR_CODE);
 	ASSERT_EQ(1, ktau_profile_version(p));
 	ASSERT_EQ_U64(2899999, ktau_profile_tsc_khz(p));
 	ASSERT_EQ(KTAU_SCOPE_PROCESS, ktau_profile_scope(p));
@@ -25,7 +24,7 @@ TEST(doc_example_header)
 
 TEST(doc_example_process_block)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 
 	ASSERT_NOT_NULL(p);
@@ -47,7 +46,7 @@ TEST(doc_example_process_block)
 
 TEST(doc_example_funcs)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 	const struct ktau_func *f;
 
@@ -76,7 +75,7 @@ TEST(doc_example_funcs)
 
 TEST(doc_example_edge)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_edge *e;
 
 	ASSERT_NOT_NULL(p);
@@ -95,7 +94,7 @@ TEST(doc_example_edge)
 
 TEST(doc_example_event)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_event *ev;
 
 	ASSERT_NOT_NULL(p);
@@ -114,7 +113,7 @@ TEST(doc_example_event)
 
 TEST(doc_example_children_block)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 
 	ASSERT_NOT_NULL(p);
@@ -134,7 +133,7 @@ TEST(doc_example_children_block)
 
 TEST(lookups_by_key_and_name)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 
 	ASSERT_NOT_NULL(p);
@@ -163,7 +162,7 @@ TEST(lookups_by_key_and_name)
 
 TEST(index_past_the_end_is_erange)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 
 	ASSERT_NOT_NULL(p);
@@ -183,26 +182,26 @@ TEST(index_past_the_end_is_erange)
 	ktau_profile_free(p);
 }
 
-/* The same bytes through the buffer, fd and FILE * entry points. */
+/* The same bytes through the buffer, path and FILE * entry points. */
 TEST(all_sources_agree)
 {
 	size_t len;
 	char *text = slurp(test_fixture("doc-example.ktau"), &len);
 	struct ktau_profile *a, *b, *c;
 	FILE *mem;
-	int fd;
 
 	ASSERT_NOT_NULL(text);
 	a = ktau_profile_parse(text, len, NULL);
 	ASSERT_NOT_NULL(a);
-	fd = open(test_fixture("doc-example.ktau"), O_RDONLY);
-	ASSERT_TRUE(fd >= 0);
-	b = ktau_profile_read_fd(fd, NULL);
-	close(fd);
+	b = load_profile(test_fixture("doc-example.ktau"), NULL);
 	ASSERT_NOT_NULL(b);
 	mem = fmemopen(text, len, "r");
 	ASSERT_NOT_NULL(mem);
-	c = ktau_profile_read_stream(mem, NULL);
+	{
+		KTAU_OPTS(ktau_load_opts, opts, .stream = mem);
+
+		c = ktau_profile_load(&opts, NULL);
+	}
 	fclose(mem);
 	ASSERT_NOT_NULL(c);
 	ASSERT_EQ_U64(ktau_block_func(ktau_profile_block(a, 0), 1)->excl_cycles,
@@ -216,37 +215,62 @@ TEST(all_sources_agree)
 	free(text);
 }
 
-TEST(bad_fd_is_ebadf)
+/* A closed stream's read error reaches the caller. */
+TEST(unreadable_stream_is_ebadf)
 {
-	struct ktau_parse_error err;
+	FILE *wronly = fopen("/dev/null", "w");
+	KTAU_OPTS(ktau_load_opts, opts, .stream = wronly);
 
+	ASSERT_NOT_NULL(wronly);
 	errno = 0;
-	ASSERT_NULL(ktau_profile_read_fd(-1, &err));
+	ASSERT_NULL(ktau_profile_load(&opts, test_err()));
+	fclose(wronly);
 	ASSERT_EQ(EBADF, errno);
-	ASSERT_EQ(-EBADF, err.error);
+	ASSERT_EQ(-EBADF, ERR_CODE);
 }
 
-TEST(null_stream_is_einval)
+/* Exactly one of path and stream, and opts itself, are required. */
+TEST(load_needs_one_source)
 {
+	KTAU_OPTS(ktau_load_opts, none);
+	KTAU_OPTS(ktau_load_opts, both, .path = "/dev/null", .stream = stdin);
+
 	errno = 0;
-	ASSERT_NULL(ktau_profile_read_stream(NULL, NULL));
+	ASSERT_NULL(ktau_profile_load(NULL, test_err()));
 	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-EINVAL, ERR_CODE);
+	ASSERT_CONTAINS(ERR_MSG, "NULL struct ktau_load_opts");
+	errno = 0;
+	ASSERT_NULL(ktau_profile_load(&none, test_err()));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_CONTAINS(ERR_MSG, "exactly one of path and stream");
+	errno = 0;
+	ASSERT_NULL(ktau_functions_load(&both, NULL));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_archive_load(&none, NULL));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_stacks_load(NULL, KTAU_STACKS_AUTO, NULL));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_raw_load(&both, NULL, test_err()));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-EINVAL, ERR_CODE);
 }
 
 TEST(missing_file_is_enoent)
 {
-	struct ktau_parse_error err;
-
 	errno = 0;
-	ASSERT_NULL(ktau_profile_read_file("/nonexistent/ktau/profile", &err));
+	ASSERT_NULL(load_profile("/nonexistent/ktau/profile", test_err()));
 	ASSERT_EQ(ENOENT, errno);
-	ASSERT_EQ(-ENOENT, err.error);
-	ASSERT_CONTAINS(err.message, "/nonexistent/ktau/profile");
+	ASSERT_EQ(-ENOENT, ERR_CODE);
+	ASSERT_CONTAINS(ERR_MSG, "/nonexistent/ktau/profile");
 }
 
 TEST(thread_scope_file)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("thread.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("thread.ktau"), NULL);
 	const struct ktau_block *b;
 
 	ASSERT_NOT_NULL(p);
@@ -264,7 +288,7 @@ TEST(thread_scope_file)
 
 TEST(system_scope_file)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("system.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("system.ktau"), NULL);
 	static const struct {
 		enum ktau_block_kind kind;
 		int pid, tid;

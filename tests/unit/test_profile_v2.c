@@ -10,7 +10,7 @@ static const uint32_t READ[] = { 0 }, READ_PF[] = { 0, 470 }, READ_PF_IRQ[] = { 
 
 static struct ktau_profile *doc_example(void)
 {
-	return ktau_profile_read_file(test_fixture("doc-example-v2.ktau"), NULL);
+	return load_profile(test_fixture("doc-example-v2.ktau"), NULL);
 }
 
 TEST(v2_doc_example_paths)
@@ -185,7 +185,7 @@ TEST(v2_private_children)
 /* v1 files: each edge is path [parent_fid, fid]; no paths, opens, private */
 TEST(v1_edges_are_two_element_paths)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 	const struct ktau_block *b;
 	const struct ktau_path *path;
 
@@ -292,7 +292,7 @@ TEST(v2_diff_keeps_needed_prefixes)
 /* an empty block built by hand takes a v1 block's edges as they are */
 TEST(v1_block_added_to_new_block_keeps_edges)
 {
-	struct ktau_profile *v1 = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *v1 = load_profile(test_fixture("doc-example.ktau"), NULL);
 	struct ktau_profile *p = ktau_profile_new(KTAU_SCOPE_PROCESS, 2899999);
 	struct ktau_block *b;
 
@@ -314,7 +314,7 @@ TEST(v1_block_added_to_new_block_keeps_edges)
 /* a v1 block and a v2 block: the sum is a v2 block, edges derived */
 TEST(v1_plus_v2_sums_paths)
 {
-	struct ktau_profile *v1 = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
+	struct ktau_profile *v1 = load_profile(test_fixture("doc-example.ktau"), NULL);
 	struct ktau_profile *v2 = doc_example(), *sum;
 	const struct ktau_block *b;
 

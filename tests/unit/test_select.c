@@ -8,7 +8,7 @@
 
 static struct ktau_profile *fixture(void)
 {
-	return ktau_profile_read_file(test_fixture("system.ktau"), NULL);
+	return load_profile(test_fixture("system.ktau"), NULL);
 }
 
 TEST(filter_groups_keeps_listed_groups)

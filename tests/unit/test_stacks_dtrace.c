@@ -35,10 +35,9 @@ static const char dtrace_text[] =
 
 TEST(stacks_dtrace_counts)
 {
-	struct ktau_parse_error err;
 	struct ktau_stacks *s = ktau_stacks_parse(dtrace_text, strlen(dtrace_text),
-						  KTAU_STACKS_AUTO, &err);
-	struct ktau_model *m = stacks_model(dtrace_text, KTAU_STACKS_DTRACE, &err);
+						  KTAU_STACKS_AUTO, test_err());
+	struct ktau_model *m = stacks_model(dtrace_text, KTAU_STACKS_DTRACE, test_err());
 
 	ASSERT_NOT_NULL(s);
 	ASSERT_NOT_NULL(m);
@@ -84,33 +83,36 @@ TEST(stacks_dtrace_errors)
  * one format's text forced through another's parser, fails. */
 TEST(stacks_detect_and_forced_formats)
 {
-	struct ktau_parse_error err;
 	const char *junk = "hello\nworld\n";
 
 	ASSERT_EQ(KTAU_STACKS_DTRACE, ktau_stacks_detect(dtrace_text, strlen(dtrace_text)));
 	ASSERT_EQ(-EPROTO, ktau_stacks_detect(junk, strlen(junk)));
 	ASSERT_EQ(-EPROTO, ktau_stacks_detect("", 0));
 	ASSERT_EQ(-EPROTO, ktau_stacks_detect(NULL, 0));
-	ASSERT_NULL(ktau_stacks_parse(junk, strlen(junk), KTAU_STACKS_AUTO, &err));
+	ASSERT_NULL(ktau_stacks_parse(junk, strlen(junk), KTAU_STACKS_AUTO, test_err()));
 	ASSERT_EQ(EPROTO, errno);
-	ASSERT_EQ(0, err.line);
+	ASSERT_EQ(0, ERR_LINE);
 	ASSERT_STREQ("not perf script, SystemTap or DTrace stack output (no line says "
-		     "which): name the format", err.message);
+		     "which): name the format", ERR_MSG);
 	ASSERT_STACKS_ERROR("!\n 0xffffffff81 : f [k]\n 1\n", KTAU_STACKS_DTRACE, 1,
 			    "expected a frame 'module`function+0xoffset', an address or a "
 			    "count, not '!'");
 	ASSERT_STACKS_ERROR(dtrace_text, KTAU_STACKS_STAP, 1,
 			    "expected a frame ' 0xADDRESS : SYMBOL+0xOFFSET/0xSIZE [MODULE]', "
 			    "a count or '!', not 'dtrace: description 'profile-997 ' match'");
-	ASSERT_NULL(ktau_stacks_parse("x", 1, (enum ktau_stacks_format)9, &err));
+	ASSERT_NULL(ktau_stacks_parse("x", 1, (enum ktau_stacks_format)9, test_err()));
 	ASSERT_EQ(EINVAL, errno);
-	ASSERT_NULL(ktau_stacks_parse(NULL, 3, KTAU_STACKS_PERF, &err));
+	ASSERT_NULL(ktau_stacks_parse(NULL, 3, KTAU_STACKS_PERF, test_err()));
 	ASSERT_EQ(EINVAL, errno);
-	ASSERT_NULL(ktau_stacks_read_file("/nonexistent/stacks", KTAU_STACKS_AUTO, &err));
+	ASSERT_NULL(load_stacks("/nonexistent/stacks", KTAU_STACKS_AUTO, test_err()));
 	ASSERT_EQ(ENOENT, errno);
-	ASSERT_STREQ("/nonexistent/stacks: No such file or directory", err.message);
-	ASSERT_NULL(ktau_stacks_read_stream(NULL, KTAU_STACKS_AUTO, &err));
-	ASSERT_EQ(EINVAL, errno);
+	ASSERT_STREQ("/nonexistent/stacks: No such file or directory", ERR_MSG);
+	{
+		KTAU_OPTS(ktau_load_opts, none);
+
+		ASSERT_NULL(ktau_stacks_load(&none, KTAU_STACKS_AUTO, test_err()));
+		ASSERT_EQ(EINVAL, errno);
+	}
 	ASSERT_EQ(KTAU_STACKS_STAP, ktau_stacks_format_from_name("stap"));
 	ASSERT_EQ(-EINVAL, ktau_stacks_format_from_name("auto"));
 	ASSERT_EQ(-EINVAL, ktau_stacks_format_from_name(NULL));
@@ -118,7 +120,7 @@ TEST(stacks_detect_and_forced_formats)
 	ASSERT_NULL(ktau_stacks_format_name(KTAU_STACKS_AUTO));
 	/* an empty input of a named format: no stacks, no error */
 	{
-		struct ktau_stacks *s = ktau_stacks_parse("", 0, KTAU_STACKS_PERF, &err);
+		struct ktau_stacks *s = ktau_stacks_parse("", 0, KTAU_STACKS_PERF, test_err());
 
 		ASSERT_NOT_NULL(s);
 		ASSERT_EQ_U64(0, ktau_stacks_samples(s));
@@ -132,7 +134,7 @@ TEST(stacks_model_rules)
 {
 	struct ktau_stacks *s = ktau_stacks_parse(dtrace_text, strlen(dtrace_text),
 						  KTAU_STACKS_AUTO, NULL);
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("thread.ktau"), NULL);
+	struct ktau_profile *p = load_profile(test_fixture("thread.ktau"), NULL);
 	struct ktau_model *timed = ktau_model_new(), *m = ktau_model_new();
 	const struct ktau_model_thread *t;
 

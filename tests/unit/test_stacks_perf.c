@@ -49,16 +49,15 @@ static const char perf_text[] =
 	"a.out 42 [001] 1.900000:          1 cycles: \n"
 	"\t    55d0e1234567 h+0x1 (/tmp/a.out)\n";
 
-static struct ktau_stacks *parse(const char *text, struct ktau_parse_error *err)
+static struct ktau_stacks *parse(const char *text, struct ktau_error **err)
 {
 	return ktau_stacks_parse(text, strlen(text), KTAU_STACKS_AUTO, err);
 }
 
 TEST(stacks_perf_counts)
 {
-	struct ktau_parse_error err;
-	struct ktau_stacks *s = parse(perf_text, &err);
-	struct ktau_model *m = stacks_model(perf_text, KTAU_STACKS_AUTO, &err);
+	struct ktau_stacks *s = parse(perf_text, test_err());
+	struct ktau_model *m = stacks_model(perf_text, KTAU_STACKS_AUTO, test_err());
 
 	ASSERT_NOT_NULL(s);
 	ASSERT_NOT_NULL(m);
@@ -210,9 +209,8 @@ static int perf_report_value(const char *report, const char *name, int col,
  * symbol's exclusive and inclusive samples as perf report counted them. */
 TEST(stacks_perf_real_capture_agrees_with_perf_report)
 {
-	struct ktau_parse_error err;
-	struct ktau_stacks *s = ktau_stacks_read_file(test_fixture("perf-script-rec.txt"),
-						      KTAU_STACKS_AUTO, &err);
+	struct ktau_stacks *s = load_stacks(test_fixture("perf-script-rec.txt"),
+						      KTAU_STACKS_AUTO, test_err());
 	char *self = slurp(test_fixture("perf-report-rec-self.txt"), NULL);
 	char *children = slurp(test_fixture("perf-report-rec-children.txt"), NULL);
 	struct ktau_model *m = ktau_model_new();

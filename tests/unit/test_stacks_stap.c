@@ -37,10 +37,9 @@ static const char stap_text[] =
 
 TEST(stacks_stap_counts)
 {
-	struct ktau_parse_error err;
 	struct ktau_stacks *s = ktau_stacks_parse(stap_text, strlen(stap_text),
-						  KTAU_STACKS_AUTO, &err);
-	struct ktau_model *m = stacks_model(stap_text, KTAU_STACKS_STAP, &err);
+						  KTAU_STACKS_AUTO, test_err());
+	struct ktau_model *m = stacks_model(stap_text, KTAU_STACKS_STAP, test_err());
 
 	ASSERT_NOT_NULL(s);
 	ASSERT_NOT_NULL(m);
@@ -112,13 +111,12 @@ TEST(stacks_stap_errors)
 	ASSERT_STACKS_ERROR(" 0xffffffff81 : f [k]\n\t99999999999999999999\n", KTAU_STACKS_STAP, 2,
 			    "count '99999999999999999999' does not fit in 64 bits");
 	{
-		struct ktau_parse_error err;
 		const char *text = " 0xffffffff81 : f [k]\n\t18446744073709551615\n"
 				   " 0xffffffff82 : g [k]\n\t1\n";
 
-		ASSERT_NULL(ktau_stacks_parse(text, strlen(text), KTAU_STACKS_STAP, &err));
+		ASSERT_NULL(ktau_stacks_parse(text, strlen(text), KTAU_STACKS_STAP, test_err()));
 		ASSERT_EQ(EOVERFLOW, errno);
-		ASSERT_EQ(4, err.line);
-		ASSERT_STREQ("the sample counts add up to more than 2^64", err.message);
+		ASSERT_EQ(4, ERR_LINE);
+		ASSERT_STREQ("the sample counts add up to more than 2^64", ERR_MSG);
 	}
 }

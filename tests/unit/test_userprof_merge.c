@@ -229,7 +229,7 @@ TEST(userprof_tree_too_deep_is_dropped_not_lost)
  * contexts 1 main, 2 main => io, 3 main => compute. */
 static struct ktau_model *merged_fixture(struct ktau_merge_stats *st)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("userprof-thread.ktau"),
+	struct ktau_profile *p = load_profile(test_fixture("userprof-thread.ktau"),
 							NULL);
 	struct ktau_model *m = ktau_model_new();
 	struct ktau_model_thread *th = m ? ktau_model_add_thread(m, 0, 0, 0, NULL) : NULL;

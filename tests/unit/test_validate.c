@@ -10,28 +10,27 @@
 
 /* 0 when text parses and validation fails with msg at line; else -1. */
 static int validate_fails(const char *text, unsigned int line, const char *msg,
-			  struct ktau_parse_error *err)
+			  struct ktau_error **err)
 {
 	struct ktau_profile *p = parse_str(text, NULL);
 	int ret;
 
-	memset(err, 0, sizeof(*err));
+	*err = NULL;
 	if (!p)
 		return -1;
 	ret = ktau_profile_validate(p, err);
 	ktau_profile_free(p);
-	if (ret != -EPROTO || err->error != -EPROTO || err->line != line ||
-	    !strstr(err->message, msg))
+	if (ret != -EPROTO || ktau_error_code(*err) != -EPROTO ||
+	    ktau_error_line(*err) != line || !strstr(ktau_error_message(*err), msg))
 		return -1;
 	return 0;
 }
 
 #define ASSERT_INVALID(text, want_line, msg)					\
 	do {									\
-		struct ktau_parse_error err_;					\
-		if (validate_fails(text, want_line, msg, &err_))		\
+		if (validate_fails(text, want_line, msg, test_err()))		\
 			FAIL("expected validation failure \"%s\" at line %d, got %d at %u: %s", \
-			     msg, want_line, err_.error, err_.line, err_.message); \
+			     msg, want_line, ERR_CODE, ERR_LINE, ERR_MSG); \
 	} while (0)
 
 TEST(valid_fixtures_validate)
@@ -40,18 +39,17 @@ TEST(valid_fixtures_validate)
 		"process-valid.ktau", "thread.ktau", "system.ktau", "before.ktau",
 		"after.ktau",
 	};
-	struct ktau_parse_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		struct ktau_profile *p = ktau_profile_read_file(test_fixture(files[i]), NULL);
+		struct ktau_profile *p = load_profile(test_fixture(files[i]), NULL);
 		int ret;
 
 		ASSERT_NOT_NULL(p);
-		ret = ktau_profile_validate(p, &err);
+		ret = ktau_profile_validate(p, test_err());
 		ktau_profile_free(p);
 		if (ret)
-			FAIL("%s: %s (line %u)", files[i], err.message, err.line);
+			FAIL("%s: %s (line %u)", files[i], ERR_MSG, ERR_LINE);
 	}
 }
 
@@ -60,13 +58,12 @@ TEST(valid_fixtures_validate)
  * says there must be one. */
 TEST(doc_example_lacks_page_fault_func)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example.ktau"), NULL);
-	struct ktau_parse_error err;
+	struct ktau_profile *p = load_profile(test_fixture("doc-example.ktau"), NULL);
 
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(-EPROTO, ktau_profile_validate(p, &err));
-	ASSERT_EQ(10, err.line);
-	ASSERT_CONTAINS(err.message, "no func record for 'page_fault'");
+	ASSERT_EQ(-EPROTO, ktau_profile_validate(p, test_err()));
+	ASSERT_EQ(10, ERR_LINE);
+	ASSERT_CONTAINS(ERR_MSG, "no func record for 'page_fault'");
 	ktau_profile_free(p);
 }
 
@@ -125,10 +122,8 @@ TEST(invalid_blocks_for_scope)
 
 TEST(validate_null_is_einval)
 {
-	struct ktau_parse_error err;
-
-	ASSERT_EQ(-EINVAL, ktau_profile_validate(NULL, &err));
-	ASSERT_EQ(-EINVAL, err.error);
+	ASSERT_EQ(-EINVAL, ktau_profile_validate(NULL, test_err()));
+	ASSERT_EQ(-EINVAL, ERR_CODE);
 }
 
 /* ---- version 2 ---- */
@@ -137,12 +132,11 @@ TEST(validate_null_is_einval)
 
 TEST(valid_v2_doc_example)
 {
-	struct ktau_profile *p = ktau_profile_read_file(test_fixture("doc-example-v2.ktau"),
+	struct ktau_profile *p = load_profile(test_fixture("doc-example-v2.ktau"),
 							NULL);
-	struct ktau_parse_error err;
 
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(0, ktau_profile_validate(p, &err));
+	ASSERT_EQ(0, ktau_profile_validate(p, test_err()));
 	ktau_profile_free(p);
 }
 
@@ -173,9 +167,8 @@ TEST(v2_child_time_is_not_checked)
 	struct ktau_profile *p = parse_str(HEADER2 TASK "path 0 0 read syscall 1 10 10\n"
 					   "path 0 0,470 page_fault exception 1 5 5\nend\n",
 					   NULL);
-	struct ktau_parse_error err;
 
 	ASSERT_NOT_NULL(p);
-	ASSERT_EQ(0, ktau_profile_validate(p, &err));
+	ASSERT_EQ(0, ktau_profile_validate(p, test_err()));
 	ktau_profile_free(p);
 }

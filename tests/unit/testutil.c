@@ -15,12 +15,78 @@
 #include "harness.h"
 #include "testutil.h"
 
-struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err)
+static struct ktau_error *last_error;
+
+struct ktau_error **test_err(void)
+{
+	ktau_error_free(last_error);
+	last_error = NULL;
+	return &last_error;
+}
+
+const struct ktau_error *last_err(void)
+{
+	return last_error;
+}
+
+struct ktau_proc *open_root(const char *root)
+{
+	KTAU_OPTS(ktau_proc_opts, opts, .root = root);
+
+	return ktau_proc_open(&opts, NULL);
+}
+
+struct ktau_profile *read_task(struct ktau_proc *proc, pid_t pid, pid_t tid,
+			       struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_read_opts, opts, .pid = pid, .tid = tid);
+
+	return ktau_proc_read_profile(proc, &opts, err);
+}
+
+char *read_task_raw(struct ktau_proc *proc, pid_t pid, pid_t tid, size_t *len,
+		    struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_read_opts, opts, .pid = pid, .tid = tid);
+
+	return ktau_proc_read_raw(proc, &opts, len, err);
+}
+
+struct ktau_profile *load_profile(const char *path, struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, opts, .path = path);
+
+	return ktau_profile_load(&opts, err);
+}
+
+struct ktau_functions *load_functions(const char *path, struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, opts, .path = path);
+
+	return ktau_functions_load(&opts, err);
+}
+
+struct ktau_archive *load_archive(const char *path, struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, opts, .path = path);
+
+	return ktau_archive_load(&opts, err);
+}
+
+struct ktau_stacks *load_stacks(const char *path, enum ktau_stacks_format format,
+				struct ktau_error **err)
+{
+	KTAU_OPTS(ktau_load_opts, opts, .path = path);
+
+	return ktau_stacks_load(&opts, format, err);
+}
+
+struct ktau_profile *parse_str(const char *text, struct ktau_error **err)
 {
 	return ktau_profile_parse(text, strlen(text), err);
 }
 
-struct ktau_functions *parse_functions_str(const char *text, struct ktau_parse_error *err)
+struct ktau_functions *parse_functions_str(const char *text, struct ktau_error **err)
 {
 	return ktau_functions_parse(text, strlen(text), err);
 }
@@ -46,7 +112,7 @@ char *model_text(const struct ktau_model *m, enum ktau_model_format format, size
 }
 
 struct ktau_model *stacks_model(const char *text, enum ktau_stacks_format format,
-				struct ktau_parse_error *err)
+				struct ktau_error **err)
 {
 	struct ktau_stacks *s = ktau_stacks_parse(text, strlen(text), format, err);
 	struct ktau_model *m = s ? ktau_model_new() : NULL;

@@ -8,10 +8,37 @@
 
 #include <ktau.h>
 
+/*
+ * Where a test has libktau put an error: test_err() frees the error the
+ * previous call left and returns the slot for the next one; last_err()
+ * and ERR_CODE/ERR_LINE/ERR_MSG read it (code 0, line 0, "" after a
+ * success). The slot is a global, so the last error is still reachable
+ * at exit and no test leaks it.
+ */
+struct ktau_error **test_err(void);
+const struct ktau_error *last_err(void);
+#define ERR_CODE ktau_error_code(last_err())
+#define ERR_LINE ktau_error_line(last_err())
+#define ERR_MSG ktau_error_message(last_err())
+
+/* ktau_proc_open() of root (NULL: the default, $KTAU_PROCFS or /proc). */
+struct ktau_proc *open_root(const char *root);
+/* ktau_proc_read_profile() / ktau_proc_read_raw() of pid and tid. */
+struct ktau_profile *read_task(struct ktau_proc *proc, pid_t pid, pid_t tid,
+			       struct ktau_error **err);
+char *read_task_raw(struct ktau_proc *proc, pid_t pid, pid_t tid, size_t *len,
+		    struct ktau_error **err);
+/* The ktau_*_load() of a file. */
+struct ktau_profile *load_profile(const char *path, struct ktau_error **err);
+struct ktau_functions *load_functions(const char *path, struct ktau_error **err);
+struct ktau_archive *load_archive(const char *path, struct ktau_error **err);
+struct ktau_stacks *load_stacks(const char *path, enum ktau_stacks_format format,
+				struct ktau_error **err);
+
 /* ktau_profile_parse() of a C string. */
-struct ktau_profile *parse_str(const char *text, struct ktau_parse_error *err);
+struct ktau_profile *parse_str(const char *text, struct ktau_error **err);
 struct ktau_functions *parse_functions_str(const char *text,
-					   struct ktau_parse_error *err);
+					   struct ktau_error **err);
 
 /* ktau_model_write_stream() into a malloc()ed string (its length in *len
  * when len is not NULL); NULL on failure. */
@@ -20,7 +47,7 @@ char *model_text(const struct ktau_model *m, enum ktau_model_format format, size
 /* Stacks text parsed and added as thread 0 of a new sample model; NULL
  * (err filled by the parser) on failure. */
 struct ktau_model *stacks_model(const char *text, enum ktau_stacks_format format,
-				struct ktau_parse_error *err);
+				struct ktau_error **err);
 /* Thread 0's routine / callpath ("a => b") of that name, or NULL. */
 const struct ktau_model_routine *stacks_routine(const struct ktau_model *m, const char *name);
 const struct ktau_model_callpath *stacks_callpath(const struct ktau_model *m, const char *name);

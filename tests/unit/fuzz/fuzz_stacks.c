@@ -68,15 +68,16 @@ static void check_model(const struct ktau_stacks *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int format = ktau_stacks_format_from_name(FUZZ_STACKS_FORMAT);
-	struct ktau_parse_error err;
+	struct ktau_error *err;
 	struct ktau_stacks *s;
 	struct totals t = { 0, 0 };
 
 	ktau_stacks_detect((const char *)data, size);
 	s = ktau_stacks_parse((const char *)data, size, (enum ktau_stacks_format)format, &err);
 	if (!s) {
-		if (!err.error || !err.message[0])
+		if (!ktau_error_code(err) || !ktau_error_message(err)[0])
 			abort();	/* every failure says why */
+		ktau_error_free(err);
 		return 0;
 	}
 	if (ktau_stacks_foreach(s, add_stack, &t) || t.samples != ktau_stacks_samples(s) ||
