@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "proc/proc.h"
 #include "testutil.h"
 
 /* What a program built against a later header might pass: the known

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "proc/proc.h"
 #include "testutil.h"
 
 static const char profile_text[] =

@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "tau_reader.h"
 #include "testutil.h"
-#include "userprof_internal.h"
+#include "prof/prof.h"
 
 enum { MAIN, IO, COMPUTE, SOLVE };
 

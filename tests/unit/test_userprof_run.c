@@ -19,7 +19,7 @@
 #include "harness.h"
 #include "tau_reader.h"
 #include "testutil.h"
-#include "userprof_internal.h"
+#include "prof/prof.h"
 
 /* ---- set-up shared by the tests ---- */
 
