@@ -1,7 +1,8 @@
 #!/bin/bash
-# Print the `make bench` table (issue 7) from the guests' "BENCH KEY VALUE"
-# lines (bench/guest-bench.sh), with each goal, its measured value and
-# "met" or "NOT met".  A missing value prints as "-" and its goal as
+# Print the `make bench` table from the guests' "BENCH KEY VALUE" lines
+# (bench/guest-bench.sh), with each goal (issue 7's, then issue 17's), its
+# measured value and "met" or "NOT met", and each peer's added cost as a
+# multiple of ktau's.  A missing value prints as "-" and its goal as
 # "NOT measured"; the table never fails on a goal.
 #
 #   scripts/bench-table.sh RESULTS
@@ -58,6 +59,40 @@ function added(r, base,    i, m, d, op) {
 	}
 	return m
 }
+# the added instructions of op in row r over base; "" when not measured
+function delta(r, base, op) {
+	if (!has(r "." op) || !has(base "." op))
+		return ""
+	return num(r "." op) - num(base "." op)
+}
+# Each peer: its added cost per system call (summed over getpid, read and
+# close) as a multiple of that of ktau on (row 3), for the same per-call
+# accounting.
+function ratios(    i, k, n, peer, pk, pl, d, kd, sp, sk, line) {
+	n = split("ftrace_syscalls kprobe_getpid function_profiler strace perf_trace bpftrace", pk, " ")
+	split("ftrace raw_syscalls events|kprobe on getpid (getpid only)|ftrace function profiler|strace -c -f|perf trace -s|bpftrace", pl, "|")
+	line = ""
+	for (i = 1; i <= n; i++) {
+		peer = pk[i]
+		sp = 0; sk = 0
+		for (k = 1; k <= 3; k++) {
+			if (peer == "kprobe_getpid" && k > 1)
+				break
+			d = delta(peer, "trace_base", ops[k])
+			kd = delta("on", "nokt", ops[k])
+			if (d == "" || kd == "") {
+				sp = ""
+				break
+			}
+			sp += d; sk += kd
+		}
+		if (sp == "" || sk <= 0)
+			continue
+		line = line sprintf("%s%s: %.0fx ktau", line == "" ? "" : ", ", pl[i], sp / sk)
+	}
+	if (line != "")
+		print "added cost per system call over ktau on (row 3): " line
+}
 function goal(text, measured, ok) {
 	printf "%-52s %-50s %s\n", text, measured, ok == "" ? "NOT measured" : (ok ? "met" : "NOT met")
 }
@@ -85,6 +120,7 @@ END {
 	row("5e perf trace -s (vs 5)", "perf_trace", "trace_base")
 	row("5f bpftrace", "bpftrace", "")
 	print ""
+	ratios()
 
 	mem = has("mem.typical_task") ? num("mem.typical_task") : ""
 	printf "memory per task (the per-task part and its table): %s B for a busybox sleep, %s B for a task with 300 function ids (%s func lines), %s B on average over the %s tasks of the guest\n",
@@ -126,4 +162,31 @@ END {
 	goal("profile read: linear in tasks, no quadratic step",
 		r == "" ? "-" : sprintf("%.0f vs %.0f per task (x%.2f for 10x tasks)", p1 / num("profile_read.1000.tasks"), p10 / num("profile_read.10000.tasks"), r),
 		r == "" ? "" : r <= 1.5)
+
+	print ""
+	printf "%-52s %-50s %s\n", "goal (issue 17)", "measured", "result"
+	a = added("on", "nokt")
+	goal("ktau on: <= +52 per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 52)
+	a = added("ctx", "nokt")
+	goal("merged (user context word): <= +60 per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 60)
+	d = delta("all", "nokt", "read16")
+	goal("read with its read_bytes event: <= +75", d == "" ? "-" : "read " signed(d), d == "" ? "" : d <= 75)
+	d = delta("on", "nokt", "pipe_rtt")
+	goal("pipe round trip: <= +180", d == "" ? "-" : signed(d), d == "" ? "" : d <= 180)
+	d = delta("on", "nokt", "page_fault")
+	goal("page fault: <= +70", d == "" ? "-" : signed(d), d == "" ? "" : d <= 70)
+	m = ""; line = ""
+	for (i = 1; i <= nops; i++) {
+		d = delta("off", "nokt", ops[i])
+		if (d == "") { m = ""; break }
+		if (m == "" || d > m) m = d
+		line = line (i > 1 ? ", " : "") ops[i] " " signed(d)
+	}
+	goal("switched off: <= +4 on every row", m == "" ? "-" : line, m == "" ? "" : m <= 4)
+	pt = (p10 == "") ? "" : p10 / num("profile_read.10000.tasks")
+	goal("profile read: <= 5000 instructions per task",
+		pt == "" ? "-" : sprintf("%.0f per task (10000 tasks)", pt), pt == "" ? "" : pt <= 5000)
+	goal("memory: <= 1 KiB per typical task (keep)",
+		mem == "" ? "-" : sprintf("%d B (busybox sleep)", mem), mem == "" ? "" : mem <= 1024)
+	goal("bpftrace measured in the same run", has("bpftrace.getpid") ? "yes" : "no", has("bpftrace.getpid"))
 }' "$results"
