@@ -1,5 +1,10 @@
 # ktau: every entry point.  `make help` lists them.
 
+# The release: the man pages' .TH lines (tools/static-tool.mk) and the
+# kernel packages' version (scripts/deb-kernel.sh) read these two lines.
+KTAU_VERSION := 1.0
+KTAU_DATE := 2026-11
+
 BUILD      ?= $(CURDIR)/build
 USER_BUILD := $(BUILD)/user
 KCONFIG    ?= qemu
@@ -25,7 +30,7 @@ INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
-	install uninstall deb
+	install uninstall deb deb-kernel
 
 help:
 	@echo 'ktau make targets:'
@@ -40,6 +45,8 @@ help:
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
 	@echo '  make uninstall remove what make install put there (same variables)'
 	@echo '  make deb       Debian packages libktau1, libktau-prof1, libktau-dev, ktau-tools: $(BUILD)/deb/'
+	@echo '  make deb-kernel  the patched kernel as linux-image/linux-headers packages (bindeb-pkg):'
+	@echo '                 $(BUILD)/deb-kernel/ (KCONFIG=, KBASE=, KSRC=, LOCALVERSION=-ktau)'
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
@@ -86,6 +93,11 @@ install uninstall:
 deb:
 	@BUILD=$(BUILD) scripts/deb.sh
 
+# The kernel's packages, by its own bindeb-pkg; not part of `make deb`
+# (a kernel build: minutes to an hour, and the config is the site's)
+deb-kernel:
+	@KSRC='$(KSRC)' KBASE='$(KBASE)' BUILD=$(BUILD) scripts/deb-kernel.sh $(KCONFIG)
+
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
 .PHONY: bench-programs
 bench-programs: lib
@@ -123,7 +135,8 @@ fuzz:
 	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 clean:
-	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS) $(BUILD)/deb $(BUILD)/deb-src
+	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS) $(BUILD)/deb $(BUILD)/deb-src \
+		$(BUILD)/deb-kernel
 
 distclean:
 	rm -rf $(BUILD)

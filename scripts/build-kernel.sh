@@ -20,6 +20,11 @@
 #   KMODULES    "all" (default): the config's modules, then the test
 #               module; "test": only the test module, against vmlinux's
 #               symbols (a distribution config has thousands of modules)
+#   KPREPARE    "1": prepare the tree and the configuration in the object
+#               directory, build nothing (scripts/deb-kernel.sh builds then)
+#   KOBJDIR     the object directory (default: BUILD/kernel-NAME); one
+#               under BUILD/kernel-* is removed with the others when the
+#               source changes (scripts/deb-kernel.sh: BUILD/kernel-deb-NAME)
 #
 # Everything is incremental: a second run with nothing changed only runs
 # the kernel's make, which then has nothing to do.
@@ -35,7 +40,7 @@ KMAKEFLAGS=${KMAKEFLAGS:-}
 tarball=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}
 fragment=$top/tests/configs/$name.config
 tree=$BUILD/linux
-objdir=$BUILD/kernel-$name
+objdir=${KOBJDIR:-$BUILD/kernel-$name}
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'build-kernel: error: %s\n' "$*" >&2; exit 1; }
@@ -145,6 +150,10 @@ if [ ! -f "$objdir/.config" ] || [ "$(cat "$objdir/.ktau-config" 2>/dev/null)" !
 fi
 
 # --- build -------------------------------------------------------------------
+if [ "${KPREPARE:-0}" = 1 ]; then
+	say "configured: $objdir"
+	exit 0
+fi
 if [ -n "${KTARGETS:-}" ]; then
 	say "building $KTARGETS ($name, $JOBS jobs) in $objdir"
 	# shellcheck disable=SC2086 # lists of make arguments and targets

@@ -38,6 +38,8 @@ run() {
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "install" "$top/tests/install/check-install.sh"
 run "deb" "$top/tests/install/check-deb.sh"
+# dpkg -i of those packages on this machine, then purge (root only)
+run "deb installed on the host" "$top/tests/install/check-deb-host.sh"
 run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the
@@ -66,6 +68,9 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi
+# the kernel's Debian packages (bindeb-pkg) of the $KCONFIG kernel, from a
+# copy of its object directory: after every other kernel build, not beside one
+run "kernel packages (make deb-kernel)" "$top/tests/install/check-deb-kernel.sh"
 
 # shellcheck source=scripts/summary.sh
 . "$top/scripts/summary.sh"

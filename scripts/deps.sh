@@ -10,11 +10,12 @@ set -eu
 # Bench: strace and perf, copied into the make bench guest with their libraries.
 # Debian's kernel config (linux-config-6.12), which make check compiles ktau under.
 # Install: pkg-config, to build a program against the installed tree; man;
-# debhelper and lintian for make deb (dpkg-dev comes with build-essential).
+# debhelper and lintian for make deb (dpkg-dev comes with build-essential);
+# rsync for make deb-kernel (the kernel's headers_install, linux-libc-dev).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go clang libclang-rt-14-dev strace linux-perf linux-config-6.12
-pkg-config man-db debhelper lintian"
+pkg-config man-db debhelper lintian rsync"
 
 missing=
 for p in $pkgs; do

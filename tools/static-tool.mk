@@ -31,6 +31,15 @@ TOOL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
 
 # where the binaries are built
 OUTBIN := $(BUILD)/bin
+
+# The man pages' .TH lines say @KTAU_VERSION@ and @KTAU_DATE@: the built
+# pages ($(BUILD)/man/man1, which install installs) the top Makefile's
+# release, so that they never name a stale one.
+MANOUT := $(BUILD)/man/man1
+TOP_MAKEFILE := $(TOOLS_SRC)/../Makefile
+KTAU_VERSION := $(shell sed -n 's/^KTAU_VERSION := *//p' $(TOP_MAKEFILE))
+KTAU_DATE := $(shell sed -n 's/^KTAU_DATE := *//p' $(TOP_MAKEFILE))
+
 COMMON_OBJS += $(OBJDIR)/tool.o
 
 ifeq ($(TOOL_LINK),static)
@@ -49,7 +58,7 @@ endif
 LINK_TOOL = $(CC) $(TOOL_LINKFLAGS) -o $@ $(filter %.o,$^) $(TOOL_LIBS) $(LDFLAGS)
 
 .PHONY: all install uninstall clean FORCE
-all: $(addprefix $(OUTBIN)/,$(TOOLS))
+all: $(addprefix $(OUTBIN)/,$(TOOLS)) $(addprefix $(MANOUT)/,$(MANPAGES))
 
 # Always ask libktau's make: it knows whether its sources changed.
 $(LIBKTAU): FORCE
@@ -61,8 +70,12 @@ $(OBJDIR)/tool.o: $(TOOLS_SRC)/tool.c | $(OBJDIR)
 $(OBJDIR)/%.o: %.c | $(OBJDIR)
 	$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJDIR) $(OUTBIN):
+$(OBJDIR) $(OUTBIN) $(MANOUT):
 	mkdir -p $@
+
+$(MANOUT)/%.1: %.1 $(TOP_MAKEFILE) | $(MANOUT)
+	sed -e 's/@KTAU_VERSION@/$(KTAU_VERSION)/g' -e 's/@KTAU_DATE@/$(KTAU_DATE)/g' $< > $@.tmp
+	mv $@.tmp $@
 
 # A tool's own extra objects are prerequisites of its binary, e.g.
 #   $(OUTBIN)/ktau-run: $(OBJDIR)/child-run.o
@@ -72,14 +85,14 @@ $(OUTBIN)/%: $(OBJDIR)/%.o $(COMMON_OBJS) $(LIBKTAU) | $(OUTBIN)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(addprefix $(OUTBIN)/,$(TOOLS)) $(DESTDIR)$(BINDIR)/
-	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix $(MANOUT)/,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS)) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(MANPAGES))
 
 clean:
-	rm -rf $(OBJDIR) $(addprefix $(OUTBIN)/,$(TOOLS))
+	rm -rf $(OBJDIR) $(addprefix $(OUTBIN)/,$(TOOLS)) $(addprefix $(MANOUT)/,$(MANPAGES))
 
 .SECONDARY:
 

@@ -13,6 +13,19 @@ fail() {
 	failed=1
 }
 
+# have_tools LABEL HINT TOOL...: true when every TOOL is installed; else
+# prints one SKIP line naming the first missing one, and HINT.
+have_tools() {
+	local label=$1 hint=$2 tool
+	shift 2
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "SKIP: $label: $tool not installed ($hint)"
+			return 1
+		fi
+	done
+}
+
 # The tools: every tools/*.c and paraprof-export/*.c that has a main(),
 # found from the sources rather than from the makefiles' lists.
 source_tools() {
@@ -65,12 +78,27 @@ check_files() {
 	fi
 }
 
-# check_manpage LABEL FILE: FILE is a man page (or a .gz of one) that formats without a
-# warning and names its subject in NAME.
+# The release the installed man pages name (.TH date and source): the top
+# Makefile's KTAU_VERSION and KTAU_DATE.
+release_th() {
+	local v d
+	v=$(sed -n 's/^KTAU_VERSION := *//p' "$top/Makefile")
+	d=$(sed -n 's/^KTAU_DATE := *//p' "$top/Makefile")
+	printf '%s "ktau %s"' "$d" "$v"
+}
+
+# check_manpage LABEL FILE: FILE is a man page (or a .gz of one) whose .TH
+# line names the release, that formats without a warning and names its
+# subject in NAME.
 check_manpage() {
-	local label=$1 file=$2 name out err
+	local label=$1 file=$2 name out err th
 	name=$(basename "$file" .gz)
 	name=${name%.*}
+	th=$(zcat -f "$file" | grep -m 1 '^\.TH ' || true)
+	if [[ $th != ".TH ${name^^} "[1-8]" $(release_th) "* ]]; then
+		fail "$label: man page $name names the release ($(release_th))" "${th:-no .TH line}"
+		return
+	fi
 	if ! command -v man >/dev/null 2>&1; then
 		if zcat -f "$file" | grep "^\\.TH \"\\?${name^^} " >/dev/null; then
 			pass "$label: man page $name (.TH; man not installed, not formatted)"
@@ -87,7 +115,7 @@ check_manpage() {
 	elif ! printf '%s\n' "$out" | grep -A 2 '^NAME' | grep "$name" >/dev/null; then
 		fail "$label: man page $name" "its NAME section does not name $name"
 	else
-		pass "$label: man page $name formats (man -l, no warnings)"
+		pass "$label: man page $name formats (man -l, no warnings; .TH $(release_th))"
 	fi
 	rm -f "$err"
 }
