@@ -27,6 +27,8 @@ double icount_per_call(const struct icount_op *op)
 		n = 4;
 	if (n > 200000)
 		n = 200000;
+	if (op->iterations)
+		n = op->iterations;
 	for (int r = 0; r < ICOUNT_RUNS; r++) {
 		uint64_t t = icount_run(op, n);
 

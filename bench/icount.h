@@ -37,6 +37,12 @@ static inline long sys3(long nr, long a, long b, long c)
 /*
  * One measured loop: @run executes the operation @n times.  The bench
  * calls @setup before and @teardown after each run, outside the count.
+ * @iterations: the n of every run, or 0 for as many as fit in
+ * ICOUNT_RUN_BUDGET by a first trial.  A fixed n keeps a cost that
+ * comes once per run (a page-table page, a refill of the page
+ * allocator's per-CPU list, a wakeup that preempts) spread over the same
+ * count on every kernel and in every boot, where a count sized by the
+ * trial would differ with the kernel's cost and the boot's state.
  */
 struct icount_op {
 	const char *name;
@@ -44,6 +50,7 @@ struct icount_op {
 	void (*run)(void *arg, long n);
 	void (*teardown)(void *arg, long n);
 	void *arg;
+	long iterations;
 };
 
 /* Instructions per iteration of @op: the minimum over ICOUNT_RUNS runs. */

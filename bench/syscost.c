@@ -127,11 +127,21 @@ static pid_t echo_child(struct bench_state *s)
 	return pid;
 }
 
+/*
+ * Iterations of every run (see struct icount_op): a few hundred
+ * thousand instructions with ktau compiled out, the same on every kernel.
+ */
+#define CALL_ITERATIONS		1000
+#define ROUND_TRIP_ITERATIONS	256
+#define FAULT_ITERATIONS	256
+
 static double net_cost(struct bench_state *s, void (*run)(void *, long),
-		       void (*setup)(void *, long), void (*teardown)(void *, long))
+		       void (*setup)(void *, long), void (*teardown)(void *, long),
+		       long iterations)
 {
-	struct icount_op op = { "op", setup, run, teardown, s };
-	struct icount_op empty = { "empty", setup, loop_empty, teardown, s };
+	struct icount_op op = { "op", setup, run, teardown, s, iterations };
+	struct icount_op empty = { "empty", setup, loop_empty, teardown, s,
+				   iterations };
 	double cost, base;
 
 	if (run == loop_touch) {
@@ -217,12 +227,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	child = echo_child(&s);
-	printf("BENCH %s.getpid %.1f\n", label, net_cost(&s, loop_getpid, NULL, NULL));
-	printf("BENCH %s.read16 %.1f\n", label, net_cost(&s, loop_read16, NULL, NULL));
-	printf("BENCH %s.close_ebadf %.1f\n", label, net_cost(&s, loop_close_ebadf, NULL, NULL));
-	printf("BENCH %s.pipe_rtt %.1f\n", label, net_cost(&s, loop_pipe_rtt, NULL, NULL));
+	printf("BENCH %s.getpid %.1f\n", label,
+	       net_cost(&s, loop_getpid, NULL, NULL, CALL_ITERATIONS));
+	printf("BENCH %s.read16 %.1f\n", label,
+	       net_cost(&s, loop_read16, NULL, NULL, CALL_ITERATIONS));
+	printf("BENCH %s.close_ebadf %.1f\n", label,
+	       net_cost(&s, loop_close_ebadf, NULL, NULL, CALL_ITERATIONS));
+	printf("BENCH %s.pipe_rtt %.1f\n", label,
+	       net_cost(&s, loop_pipe_rtt, NULL, NULL, ROUND_TRIP_ITERATIONS));
 	printf("BENCH %s.page_fault %.1f\n", label,
-	       net_cost(&s, loop_touch, pages_map, pages_unmap));
+	       net_cost(&s, loop_touch, pages_map, pages_unmap, FAULT_ITERATIONS));
 	fflush(stdout);
 	close(s.to_child);
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) {

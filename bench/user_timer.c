@@ -95,8 +95,8 @@ static void measure(const char *variant)
 {
 	struct ktau_timer *outer = ktau_timer_get("bench", NULL);
 	struct ktau_timer *t = ktau_timer_get("pair", NULL);
-	struct icount_op op = { "pair", NULL, pairs, NULL, t };
-	struct icount_op base = { "empty", NULL, empty, NULL, t };
+	struct icount_op op = { "pair", NULL, pairs, NULL, t, 0 };
+	struct icount_op base = { "empty", NULL, empty, NULL, t, 0 };
 	double cost;
 
 	ktau_timer_start(outer);

@@ -103,7 +103,7 @@ END {
 	printf "clock check: a 2-instruction loop reads %s per iteration by rdtsc, %s by clock_gettime\n",
 		has("calibrate.rdtsc") ? v["calibrate.rdtsc"] : "-",
 		has("calibrate.clock_gettime") ? v["calibrate.clock_gettime"] : "-"
-	print "(minimum of 15 runs, the empty loop subtracted; in parentheses: added over the row named)"
+	print "(minimum of 15 runs of a fixed count, the empty loop subtracted; in parentheses: added over the row named)"
 	print ""
 	printf "%-40s %17s %17s %17s %17s %17s\n", "", "getpid()", "read(16 B)", "close(-1)", "pipe round trip", "page fault"
 	row("1 ktau compiled out", "nokt", "")

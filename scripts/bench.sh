@@ -7,7 +7,8 @@
 # them (plus Debian's strace and perf with their libraries, when
 # installed), boots each kernel once under `qemu-system-x86_64 -icount
 # shift=0` (one CPU; the guest clock advances 1 ns per instruction, so
-# every number is an instruction count and repeats exactly), and prints
+# every number is an instruction count and repeats exactly; norandmaps
+# lays out every run's memory the same way), and prints
 # the table of scripts/bench-table.sh: every issue-7 goal with its
 # measured value and "met" or "NOT met".
 #
@@ -76,7 +77,7 @@ for role in $roles; do
 	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
 	QEMU_SMP=1 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" \
 		--mode bench --icount 0 --kernel "$kernel" --initrd "$initrd" \
-		--append "ktaubench=$([ -n "$quick" ] && echo quick || echo "$role")" --timeout "$BENCH_TIMEOUT" \
+		--append "norandmaps ktaubench=$([ -n "$quick" ] && echo quick || echo "$role")" --timeout "$BENCH_TIMEOUT" \
 		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1 ||
 		die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"

@@ -4,9 +4,10 @@
  * hints, in the three cases where a hint is wrong.
  *
  * The exit timer tries the table slot a per-task hint names, chosen by
- * the low three bits of the call's key (its number + 1), and falls back
- * to the hash when the slot holds another key.  getppid (110) and getuid
- * (102) share a hint, so alternating them makes every hint a miss; calls
+ * the low four bits of the call's key (its number + 1, with no user
+ * context), and falls back to the hash when the slot holds another key.
+ * getresuid (118) and getuid (102) share a hint, so alternating them
+ * makes every hint a miss; calls
  * of about 40 other system calls in between make the table grow, which
  * moves every entry away from its hint; a clear drops the table, and the
  * calls after it start a new, smaller one, beyond whose slots the old
@@ -44,9 +45,9 @@ static void other_calls(void)
 	syscall(SYS_sched_getscheduler, 0);
 	syscall(SYS_getpriority, 0, 0);
 	syscall(SYS_umask, syscall(SYS_umask, 022));
-	syscall(SYS_times, NULL);
+	syscall(SYS_getcpu, NULL, NULL, NULL);
 	syscall(SYS_getcwd, buf, sizeof(buf));
-	syscall(SYS_getresuid, NULL, NULL, NULL);
+	syscall(SYS_times, NULL);
 	syscall(SYS_getresgid, NULL, NULL, NULL);
 	syscall(SYS_getgroups, 0, NULL);
 	syscall(SYS_personality, 0xffffffffUL);
@@ -74,20 +75,20 @@ static void other_calls(void)
 	syscall(SYS_readlink, "/nonexistent", buf, sizeof(buf));
 }
 
-/* This thread's getppid and getuid calls now; 0 when the profile cannot be read. */
-static int thread_counts(const char *check, uint64_t *ppid, uint64_t *uid)
+/* This thread's getresuid and getuid calls now; 0 when the profile cannot be read. */
+static int thread_counts(const char *check, uint64_t *resuid, uint64_t *uid)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
 	char path[64];
 
-	*ppid = *uid = 0;
+	*resuid = *uid = 0;
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", (long)syscall(SYS_gettid));
 	if (ktr_load(path, 1, &p, check))
 		return 0;
 	b = ktr_block_kind(&p, "thread", 0);
 	if (b) {
-		ktr_func(b, "getppid", ppid, NULL, NULL);
+		ktr_func(b, "getresuid", resuid, NULL, NULL);
 		ktr_func(b, "getuid", uid, NULL, NULL);
 	} else {
 		ktr_fail(check, "%s has no kind=thread block", path);
@@ -96,15 +97,16 @@ static int thread_counts(const char *check, uint64_t *ppid, uint64_t *uid)
 	return b != NULL;
 }
 
-/* Alternate getppid and getuid @n times (with @others between), then check. */
+/* Alternate getresuid and getuid @n times (with @others between), then check. */
 static void phase(const char *check, int n, int others)
 {
+	uid_t r, e, saved;
 	uint64_t p0, u0, p1, u1;
 
 	if (!thread_counts(check, &p0, &u0))
 		return;
 	for (int i = 0; i < n; i++) {
-		syscall(SYS_getppid);
+		syscall(SYS_getresuid, &r, &e, &saved);
 		if (others)
 			other_calls();
 		syscall(SYS_getuid);
@@ -112,7 +114,7 @@ static void phase(const char *check, int n, int others)
 	if (!thread_counts(check, &p1, &u1))
 		return;
 	ktr_check(p1 - p0 == (uint64_t)n && u1 - u0 == (uint64_t)n, check,
-		  "getppid %" PRIu64 " -> %" PRIu64 ", getuid %" PRIu64 " -> %" PRIu64
+		  "getresuid %" PRIu64 " -> %" PRIu64 ", getuid %" PRIu64 " -> %" PRIu64
 		  ": expected %d more of each", p0, p1, u0, u1, n);
 }
 

@@ -86,6 +86,7 @@ void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm);
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
 void __ktau_syscall_exit(struct pt_regs *regs, u64 now);
+void __ktau_syscall_bytes(u64 key, long ret);
 void __ktau_ia32_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
@@ -187,12 +188,24 @@ static __always_inline u64 ktau_excl(u64 incl, u64 child)
 }
 
 /*
- * The hint slot of a record key: the user context is mixed in, so that a
- * program alternating between two user routines around the same system
- * call keeps both records hinted.
+ * The hint slot of a record key: its caller's record id and its user
+ * context are mixed into its function id, so that a program alternating
+ * between two user routines around the same system call keeps both
+ * records hinted, and so does a routine called from two callpaths.
  */
 static __always_inline unsigned int ktau_hint_slot(u64 key)
 {
+	return (key ^ (key >> 16) ^ (key >> 32)) % KTAU_SLOT_HINTS;
+}
+
+/*
+ * The same for the key of an outermost record (caller id 0), one shift
+ * and one xor shorter: bits 16 to 31 of such a key are 0, so key >> 16
+ * adds nothing to the low bits the slot takes.
+ */
+static __always_inline unsigned int ktau_root_hint_slot(u64 key)
+{
+	BUILD_BUG_ON(KTAU_SLOT_HINTS > (1 << 16));
 	return (key ^ (key >> 32)) % KTAU_SLOT_HINTS;
 }
 
@@ -260,9 +273,8 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
  * The common case of a system call's exit, inline: the fast entry's
  * conditions still hold, the call's frame is the only one open and no
  * control change happened since its entry, its record is in the slot
- * the table's hint names, no read_bytes or write_bytes event is due,
- * and the call did not end on a CPU whose TSC lags its entry's (nor
- * its children's).
+ * the table's hint names, and the call did not end on a CPU whose TSC
+ * lags its entry's (nor its children's).
  * The table is never NULL for a task that makes system calls.
  */
 static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
@@ -276,9 +288,7 @@ static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
 	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
 		     kt->state != READ_ONCE(ktau_gen_state)))
 		return false;
-	if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
-		return false;
-	e = (void *)t->rec + t->hint[ktau_hint_slot(key)];
+	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
 	if (unlikely(e->key != key))
 		return false;
 	/* A migration to a CPU whose TSC lags: the slow path clamps. */
@@ -297,17 +307,24 @@ static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
  * Every system call's exit, from __syscall_exit_to_user_mode_work()
  * with interrupts off, after the exit work and before the return to
  * user mode (signals, rescheduling) is prepared.  @regs: the call's
- * registers, whose return value gives the bytes of reads and writes.
+ * registers, whose return value gives the bytes of reads and writes:
+ * with the event group on, the inline path hands those to an out of
+ * line call that finds the event's records through their hint.
  */
 static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 {
+	struct ktau_task *kt;
 	u64 now;
 
 	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return;
 	now = ktau_arch_now();
-	if (!ktau_syscall_exit_fast(&current->ktau, now))
+	kt = &current->ktau;
+	if (!ktau_syscall_exit_fast(kt, now))
 		__ktau_syscall_exit(regs, now);
+	else if (ktau_group_on(KTAU_GROUP_EVENT) &&
+		 ktau_key_moves_bytes(kt->root_key))
+		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
 }
 
 /* Around each softirq vector's handler, in every path that runs them. */

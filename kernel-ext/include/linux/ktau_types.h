@@ -45,12 +45,15 @@ struct ktau_entry {
 };
 
 /*
- * Slots of the system call exit's hints: where the record of a key that
- * hashes to the slot was last found (see ktau_syscall_exit_fast()), as
- * its byte offset from the first record, so that the exit addresses it
- * with no arithmetic.
+ * Slots of the record hints: where the record of a key that hashes to
+ * the slot was last found, as its byte offset from the first record, so
+ * that the inline system call exit addresses it with no arithmetic.
+ * Every record lookup of the recording paths tries its key's slot first
+ * (see ktau_hint_slot()): a task's few hot callpaths (its system calls,
+ * read => schedule_vol, a page fault from user mode) are each found
+ * with one compare.
  */
-#define KTAU_SLOT_HINTS		8
+#define KTAU_SLOT_HINTS		16
 #define KTAU_HINT_MAX_INDEX	2047
 
 /*

@@ -109,13 +109,10 @@ bool ktau_stack_frame_stale(const struct ktau_task *kt, unsigned int i,
  * those changed, the whole stack goes (their stops would otherwise close
  * kept frames of the same routine).
  */
-static void ktau_stack_check(struct ktau_task *kt)
+static noinline void ktau_stack_revalidate(struct ktau_task *kt, u32 gen)
 {
-	u32 gen = READ_ONCE(ktau_gen);
 	unsigned int i, n;
 
-	if (likely(kt->gen == gen))
-		return;
 	n = min_t(unsigned int, kt->depth, KTAU_MAX_DEPTH);
 	for (i = 0; i < n; i++) {
 		if (ktau_stack_frame_stale(kt, i, kt->gen)) {
@@ -133,6 +130,15 @@ static void ktau_stack_check(struct ktau_task *kt)
 		}
 	}
 	kt->gen = gen;
+}
+
+/* Every hook checks this; control changes are rare. */
+static __always_inline void ktau_stack_check(struct ktau_task *kt)
+{
+	u32 gen = READ_ONCE(ktau_gen);
+
+	if (unlikely(kt->gen != gen))
+		ktau_stack_revalidate(kt, gen);
 }
 
 /* Nothing of a task is open while it runs in user mode. */
@@ -180,14 +186,37 @@ static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
 }
 
 /*
+ * ktau_frame_entry() when neither the frame's remembered record id nor
+ * its key's hint slot names its record: the index, then a new record.
+ */
+static noinline struct ktau_entry *
+ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u64 key,
+		      bool add)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	struct ktau_entry *e;
+
+	e = ktau_table_lookup(t, key);
+	if (!e && add)
+		e = ktau_task_add(tsk, t, key);
+	if (e) {
+		t = ktau_task_table(kt);
+		f->rec = ktau_record_id(t, e);
+		ktau_table_hint(t, key, e);
+	}
+	return e;
+}
+
+/*
  * The record of open frame @i, added if @add and new; NULL if there is
  * none (no room, or the frame is not recorded because its caller's
  * record could not be made).  Its id is remembered in the frame, as a
  * hint checked against the key (the outermost frame's is not reset at
  * each system call).
  */
-static struct ktau_entry *ktau_frame_entry(struct task_struct *tsk,
-					   unsigned int i, bool add)
+static __always_inline struct ktau_entry *
+ktau_frame_entry(struct task_struct *tsk, unsigned int i, bool add)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_table *t = ktau_task_table(kt);
@@ -197,14 +226,18 @@ static struct ktau_entry *ktau_frame_entry(struct task_struct *tsk,
 
 	if (unlikely(!(u16)key))
 		return NULL;
-	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key)
-		return &t->rec[f->rec - 1];
-	e = ktau_table_lookup(t, key);
-	if (!e && add)
-		e = ktau_task_add(tsk, t, key);
-	if (e)
-		f->rec = ktau_record_id(ktau_task_table(kt), e);
-	return e;
+	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key) {
+		/* so that the inline paths find it next time */
+		e = &t->rec[f->rec - 1];
+		ktau_table_hint(t, key, e);
+		return e;
+	}
+	e = ktau_table_hinted(t, key);
+	if (likely(e)) {
+		f->rec = ktau_record_id(t, e);
+		return e;
+	}
+	return ktau_frame_entry_slow(tsk, f, key, add);
 }
 
 /* A completed call of open frame @i. */
@@ -253,6 +286,12 @@ static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 	f->rec = 0;
 	f->deeper_groups = 0;
 	f->child = 0;
+	/*
+	 * Find the frame's record now, through its hint, so that its stop
+	 * need not look for it; a new callpath's record is added at its
+	 * first stop.
+	 */
+	ktau_frame_entry(tsk, d, false);
 	f->start = now;
 	kt->depth = d + 1;
 }
@@ -303,36 +342,152 @@ void ktau_unwind(struct task_struct *tsk)
 }
 
 /*
- * Start timing @fid on current.  @from_user: the kernel was entered from
- * user mode, where nothing of this task can be open.
+ * The record of open frame @i through the id the frame remembers or its
+ * key's hint only, or NULL: never a lookup, never an addition.
  */
-static void ktau_start_at(unsigned int fid, bool from_user)
+static __always_inline struct ktau_entry *
+ktau_frame_hinted(struct ktau_task *kt, struct ktau_table *t, unsigned int i)
+{
+	struct ktau_frame *f = &kt->stack[i];
+	u64 key = ktau_frame_key(kt, i);
+	struct ktau_entry *e;
+
+	/* a clear may have given the task a new, smaller table */
+	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key)
+		return &t->rec[f->rec - 1];
+	e = ktau_table_hinted(t, key);
+	if (e)
+		f->rec = ktau_record_id(t, e);
+	return e;
+}
+
+/*
+ * The common start, inline in each hook: no handler, no control change
+ * since the task's stack was last checked, room for frame @d, and the
+ * caller's record found through its frame or its hint.  The new frame's
+ * record is looked for through its hint only (its first stop adds it).
+ * Interrupts are off.  Returns false, having changed nothing, when
+ * ktau_push() must take the start.
+ */
+static __always_inline bool ktau_push_fast(struct task_struct *tsk,
+					   unsigned int fid, u64 now,
+					   unsigned int d)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	struct ktau_entry *e;
+	struct ktau_frame *f;
+	u64 key;
+
+	if (static_branch_unlikely(&ktau_handler_key) ||
+	    kt->gen != READ_ONCE(ktau_gen) || d >= KTAU_MAX_DEPTH)
+		return false;
+	if (!d) {
+		key = fid + 1;
+		if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+			ktau_read_ctx(tsk, kt->ctx_word, &key);
+		kt->root_key = key;
+	} else {
+		e = ktau_frame_hinted(kt, t, d - 1);
+		if (unlikely(!e))
+			return false;
+		key = ktau_child_key(ktau_record_id(t, e), fid);
+		kt->stack[d].key = key;
+	}
+	e = ktau_table_hinted(t, key);
+	f = &kt->stack[d];
+	f->rec = e ? ktau_record_id(t, e) : 0;
+	f->deeper_groups = 0;
+	f->child = 0;
+	f->start = now;
+	kt->depth = d + 1;
+	return true;
+}
+
+/*
+ * The common stop, inline in each hook: no handler, no control change,
+ * the innermost frame is @fid's and its record is known, and the TSC did
+ * not run backwards under it.  Interrupts are off.  Returns false,
+ * having changed nothing, when ktau_pop() must take the stop.
+ */
+static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
+					  unsigned int fid, u64 now)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	unsigned int d = kt->depth;
+	struct ktau_entry *e;
+	struct ktau_frame *f;
+	s64 incl, excl;
+	u64 key;
+
+	if (static_branch_unlikely(&ktau_handler_key) ||
+	    kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH)
+		return false;
+	f = &kt->stack[d - 1];
+	key = ktau_frame_key(kt, d - 1);
+	if (ktau_key_fid(key) != fid || !f->rec || f->rec > t->nrec)
+		return false;
+	e = &t->rec[f->rec - 1];
+	if (e->key != key)
+		return false;
+	incl = now - f->start;
+	excl = incl - f->child;
+	if (unlikely(incl < 0 || excl < 0))
+		return false;
+	kt->depth = d - 1;
+	ktau_entry_add(e, 1, incl, excl);
+	if (d > 1)
+		kt->stack[d - 2].child += incl;
+	return true;
+}
+
+/*
+ * Start timing @fid on current, interrupts off.  @from_user: the kernel
+ * was entered from user mode, where nothing of this task can be open,
+ * and which neither the idle task, an NMI nor an exited task comes from.
+ */
+static __always_inline void ktau_open(unsigned int fid, bool from_user)
+{
+	struct task_struct *tsk = current;
+	u64 now;
+
+	lockdep_assert_irqs_disabled();
+	if (from_user)
+		ktau_stack_reset(&tsk->ktau);
+	else if (unlikely(!ktau_may_record()))
+		return;
+	now = ktau_arch_now();
+	if (!ktau_push_fast(tsk, fid, now, tsk->ktau.depth))
+		ktau_push(tsk, fid, now);
+}
+
+/* Stop timing @fid on current, interrupts off. */
+static __always_inline void ktau_close(unsigned int fid, u64 now)
+{
+	struct task_struct *tsk = current;
+
+	lockdep_assert_irqs_disabled();
+	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
+		ktau_pop(tsk, fid, now);
+}
+
+static __always_inline void ktau_start(unsigned int fid)
 {
 	unsigned long flags;
 
-	if (unlikely(!ktau_may_record()))
-		return;
 	local_irq_save(flags);
-	if (from_user)
-		ktau_stack_reset(ktau_current());
-	ktau_push(current, fid, ktau_arch_now());
+	ktau_open(fid, false);
 	local_irq_restore(flags);
 }
 
-static void ktau_start(unsigned int fid)
-{
-	ktau_start_at(fid, false);
-}
-
-static void ktau_stop(unsigned int fid)
+static __always_inline void ktau_stop(unsigned int fid)
 {
 	u64 now = ktau_arch_now();
 	unsigned long flags;
 
-	if (unlikely(!ktau_may_record()))
-		return;
 	local_irq_save(flags);
-	ktau_pop(current, fid, now);
+	ktau_close(fid, now);
 	local_irq_restore(flags);
 }
 
@@ -346,14 +501,15 @@ void __ktau_softirq_exit(unsigned int vec)
 	ktau_stop(KTAU_FID_STATIC(KTAU_SP_SOFTIRQ + vec));
 }
 
+/* From irq_enter_rcu() and __irq_exit_rcu(): interrupts are off. */
 void __ktau_irq_enter(void)
 {
-	ktau_start(KTAU_FID_STATIC(KTAU_SP_IRQ));
+	ktau_open(KTAU_FID_STATIC(KTAU_SP_IRQ), false);
 }
 
 void __ktau_irq_exit(void)
 {
-	ktau_stop(KTAU_FID_STATIC(KTAU_SP_IRQ));
+	ktau_close(KTAU_FID_STATIC(KTAU_SP_IRQ), ktau_arch_now());
 }
 
 /*
@@ -365,16 +521,73 @@ void __ktau_irq_exit(void)
  */
 void __ktau_fault_enter(bool user_mode)
 {
-	if (unlikely(current->pagefault_disabled))
+	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (unlikely(tsk->pagefault_disabled))
 		return;
-	ktau_start_at(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT), user_mode);
+	/* after irqentry_enter(): interrupts are still off */
+	lockdep_assert_irqs_disabled();
+	if (!user_mode || !static_branch_likely(&ktau_sysfast_key)) {
+		ktau_open(fid, user_mode);
+		return;
+	}
+	/*
+	 * From user mode, as a system call's inline entry does: the bottom
+	 * frame, whose record the stop finds through the key's hint.
+	 */
+	kt->stack[0].start = ktau_arch_now();
+	kt->stack[0].child = 0;
+	kt->root_key = fid + 1;
+	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
+	kt->state = READ_ONCE(ktau_gen_state);
+}
+
+/*
+ * The stop of an outermost frame of @fid opened as the system call
+ * entry opens its frames, by the same test as ktau_syscall_exit_fast().
+ */
+static __always_inline bool ktau_pop_root_fast(struct ktau_task *kt,
+					       unsigned int fid, u64 now)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	u64 key = kt->root_key;
+	struct ktau_entry *e;
+	s64 incl, excl;
+
+	if (!static_branch_likely(&ktau_sysfast_key) ||
+	    kt->state != READ_ONCE(ktau_gen_state) || (u16)key != fid + 1)
+		return false;
+	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
+	if (e->key != key)
+		return false;
+	incl = now - kt->stack[0].start;
+	excl = incl - kt->stack[0].child;
+	if (unlikely(incl < 0 || excl < 0))
+		return false;
+	kt->depth = 0;
+	ktau_entry_add(e, 1, incl, excl);
+	return true;
 }
 
 void __ktau_fault_exit(void)
 {
-	if (unlikely(current->pagefault_disabled))
+	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
+	struct task_struct *tsk = current;
+	unsigned long flags;
+	u64 now;
+
+	if (unlikely(tsk->pagefault_disabled))
 		return;
-	ktau_stop(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT));
+	now = ktau_arch_now();
+	local_irq_save(flags);
+	if (likely(ktau_may_record()) &&
+	    !ktau_pop_root_fast(&tsk->ktau, fid, now) &&
+	    !ktau_pop_fast(tsk, fid, now))
+		ktau_pop(tsk, fid, now);
+	local_irq_restore(flags);
 }
 
 void __ktau_schedule_enter(bool voluntary)
@@ -386,23 +599,32 @@ void __ktau_schedule_enter(bool voluntary)
 /* Whichever kind of schedule frame the task opened is on top now. */
 void __ktau_schedule_exit(void)
 {
+	const unsigned int vol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL);
+	const unsigned int invol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL);
 	struct ktau_task *kt = ktau_current();
 	unsigned long flags;
 	unsigned int top;
+	u64 now;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
+	now = ktau_arch_now();
+	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
+		top = ktau_frame_fid(kt, kt->depth - 1);
+		if ((top == vol || top == invol) &&
+		    ktau_pop_fast(current, top, now))
+			goto out;
+	}
 	ktau_stack_check(kt);
 	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
 		top = ktau_frame_fid(kt, kt->depth - 1);
-		if (top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL) ||
-		    top == KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL))
-			ktau_pop(current, top, ktau_arch_now());
+		if (top == vol || top == invol)
+			ktau_pop(current, top, now);
 	} else if (kt->depth) {
-		ktau_pop(current, KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL),
-			 ktau_arch_now());
+		ktau_pop(current, vol, now);
 	}
+out:
 	local_irq_restore(flags);
 }
 
@@ -475,12 +697,28 @@ static u64 ktau_event_ctx_key(struct task_struct *tsk)
 	return ktau_ctx_key(tsk);
 }
 
-static struct ktau_entry *ktau_event_entry(struct task_struct *tsk, u64 key)
+/* ktau_event_entry() when the key's hint slot names another record. */
+static noinline struct ktau_entry *ktau_event_entry_slow(struct task_struct *tsk,
+							 u64 key)
 {
 	struct ktau_table *t = ktau_task_table(&tsk->ktau);
 	struct ktau_entry *e = ktau_table_lookup(t, key);
 
-	return e ? e : ktau_task_add(tsk, t, key);
+	if (!e)
+		e = ktau_task_add(tsk, t, key);
+	if (e)
+		ktau_table_hint(ktau_task_table(&tsk->ktau), key, e);
+	return e;
+}
+
+/* The record of @key, found through its hint or added. */
+static __always_inline struct ktau_entry *
+ktau_event_entry(struct task_struct *tsk, u64 key)
+{
+	struct ktau_entry *e = ktau_table_hinted(ktau_task_table(&tsk->ktau),
+						 key);
+
+	return likely(e) ? e : ktau_event_entry_slow(tsk, key);
 }
 
 static u64 ktau_square_sat(u64 v)
@@ -490,19 +728,32 @@ static u64 ktau_square_sat(u64 v)
 	return check_mul_overflow(v, v, &sq) ? U64_MAX : sq;
 }
 
-static void ktau_account_event(struct task_struct *tsk, unsigned int fid,
-			       u64 value)
+/*
+ * A value of atomic event @fid in user context @ctx (a key's upper
+ * half).  Its sum record is added right after its range record, so it
+ * is normally the next one and only the range record needs a hint.
+ */
+static __always_inline void ktau_account_event(struct task_struct *tsk,
+					       u64 ctx, unsigned int fid,
+					       u64 value)
 {
-	u64 ctx = ktau_event_ctx_key(tsk);
 	u64 range_key = ctx | KTAU_KEY(0, KTAU_EVENT_RANGE, fid);
 	u64 sum_key = ctx | KTAU_KEY(0, KTAU_EVENT_SUM, fid);
-	struct ktau_entry *range, *sum;
+	struct ktau_entry *range, *sum = NULL;
+	const struct ktau_table *t;
 
-	/* Records never move; a kernel thread may switch tables, though. */
 	range = ktau_event_entry(tsk, range_key);
-	sum = range ? ktau_event_entry(tsk, sum_key) : NULL;
-	if (sum)
-		range = ktau_event_entry(tsk, range_key);
+	if (likely(range)) {
+		t = ktau_task_table(&tsk->ktau);
+		sum = range + 1;
+		if (unlikely(ktau_record_id(t, range) >= t->nrec ||
+			     sum->key != sum_key)) {
+			/* A kernel thread may switch tables as it adds. */
+			sum = ktau_event_entry(tsk, sum_key);
+			if (sum)
+				range = ktau_event_entry(tsk, range_key);
+		}
+	}
 	if (unlikely(!range || !sum)) {
 		ktau_drop(&tsk->ktau);
 		return;
@@ -511,17 +762,26 @@ static void ktau_account_event(struct task_struct *tsk, unsigned int fid,
 	ktau_sum_add(sum, 1, value, ktau_square_sat(value));
 }
 
-/* The bytes a read() or write() moved, as the atomic events of each. */
-static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
+/*
+ * The bytes a read() or write() moved, as the atomic events of each, in
+ * the user context of the call's record @key.  Interrupts are off.
+ */
+static unsigned int ktau_syscall_bytes(struct task_struct *tsk, u64 key,
+				       long ret)
 {
 	unsigned int fid;
 
-	if (ret < 0 || !ktau_group_on(KTAU_GROUP_EVENT))
-		return;
 	fid = KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
 			      KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
-	ktau_account_event(tsk, fid, ret);
-	ktau_handlers(fid, KTAU_HANDLER_EVENT, ret);
+	ktau_account_event(tsk, KTAU_CTX_KEY(KTAU_KEY_CTX(key)), fid, ret);
+	return fid;
+}
+
+/* ktau_syscall_exit()'s events, after its inline path recorded the call. */
+void __ktau_syscall_bytes(u64 key, long ret)
+{
+	if (ret >= 0)
+		ktau_syscall_bytes(current, key, ret);
 }
 
 /*
@@ -553,9 +813,6 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 {
 	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_table *t;
-	struct ktau_entry *e;
-	unsigned int idx;
 	u64 key, incl;
 
 	ktau_stack_check(kt);
@@ -567,19 +824,18 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 		kt->depth = 0;
 		return;
 	}
-	kt->depth = 1;
-	if (ktau_key_moves_bytes(key))
-		ktau_syscall_bytes(tsk, key, regs_return_value(regs));
 	kt->depth = 0;
-	incl = ktau_elapsed(kt->stack[0].start, now);
-	e = ktau_record(tsk, 0, incl, ktau_excl(incl, kt->stack[0].child));
-	if (likely(e)) {
-		t = ktau_task_table(kt);
-		idx = e - t->rec;
-		if (idx <= KTAU_HINT_MAX_INDEX)
-			t->hint[ktau_hint_slot(key)] = idx * sizeof(*e);
-		ktau_check_hints(t);
+	if (ktau_key_moves_bytes(key) && ktau_group_on(KTAU_GROUP_EVENT) &&
+	    (long)regs_return_value(regs) >= 0) {
+		long ret = regs_return_value(regs);
+
+		ktau_handlers(ktau_syscall_bytes(tsk, key, ret),
+			      KTAU_HANDLER_EVENT, ret);
 	}
+	incl = ktau_elapsed(kt->stack[0].start, now);
+	/* ktau_record() hints the record: the next exit takes the inline path */
+	if (ktau_record(tsk, 0, incl, ktau_excl(incl, kt->stack[0].child)))
+		ktau_check_hints(ktau_task_table(kt));
 	ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);
 }
 
@@ -648,7 +904,7 @@ void __ktau_event(int fid, u64 value)
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	ktau_account_event(current, fid, value);
+	ktau_account_event(current, ktau_event_ctx_key(current), fid, value);
 	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 	local_irq_restore(flags);
 }

@@ -10,6 +10,7 @@
 
 #include "syscall_nr.h"
 #include <linux/atomic.h>
+#include <linux/overflow.h>
 #include <linux/interrupt.h>
 #include <linux/rcupdate.h>
 
@@ -73,6 +74,29 @@ static inline unsigned int ktau_record_id(const struct ktau_table *t,
 	return e - t->rec + 1;
 }
 
+/*
+ * The record of @key if @key's hint slot names it, else NULL.  A hint
+ * is always the offset of a record of @t's array (0 in a new table):
+ * one that is not in use yet has key 0, which no record has.
+ */
+static __always_inline struct ktau_entry *
+ktau_table_hinted(const struct ktau_table *t, u64 key)
+{
+	struct ktau_entry *e = (void *)t->rec + t->hint[ktau_hint_slot(key)];
+
+	return e->key == key ? e : NULL;
+}
+
+/* Point @key's hint slot at its record @e (only @t's writer). */
+static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
+					    const struct ktau_entry *e)
+{
+	unsigned int idx = e - t->rec;
+
+	if (idx <= KTAU_HINT_MAX_INDEX)
+		t->hint[ktau_hint_slot(key)] = idx * sizeof(*e);
+}
+
 /* A table with no room: tasks whose table could not be allocated. */
 extern struct ktau_table *const ktau_empty_table;
 
@@ -106,8 +130,30 @@ struct ktau_entry *ktau_table_add(struct ktau_table *t, u64 key);
 void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src);
 struct ktau_entry *ktau_table_get(struct ktau_table **tp, u64 key,
 				  const struct ktau_alloc *a);
-void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max);
-void ktau_sum_add(struct ktau_entry *e, u64 count, u64 sum, u64 sumsq);
+
+/* An event's count, minimum and maximum (the other record has the sums). */
+static inline void ktau_range_add(struct ktau_entry *e, u64 count, u64 min,
+				  u64 max)
+{
+	if (!e->calls || min < e->incl)
+		WRITE_ONCE(e->incl, min);
+	if (!e->calls || max > e->excl)
+		WRITE_ONCE(e->excl, max);
+	WRITE_ONCE(e->calls, e->calls + count);
+}
+
+/* An event's count, sum and (saturating) sum of squares. */
+static inline void ktau_sum_add(struct ktau_entry *e, u64 count, u64 sum,
+				u64 sumsq)
+{
+	u64 sq;
+
+	if (check_add_overflow(e->excl, sumsq, &sq))
+		sq = U64_MAX;
+	WRITE_ONCE(e->calls, e->calls + count);
+	WRITE_ONCE(e->incl, e->incl + sum);
+	WRITE_ONCE(e->excl, sq);
+}
 
 /* ktau_fold() translates caller ids through one u16 per source record. */
 u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,

@@ -292,28 +292,6 @@ struct ktau_entry *ktau_table_get(struct ktau_table **tp, u64 key,
 	return ktau_table_add(bigger, key);
 }
 
-/* An event's count, minimum and maximum (the other record has the sums). */
-void ktau_range_add(struct ktau_entry *e, u64 count, u64 min, u64 max)
-{
-	if (!e->calls || min < e->incl)
-		WRITE_ONCE(e->incl, min);
-	if (!e->calls || max > e->excl)
-		WRITE_ONCE(e->excl, max);
-	WRITE_ONCE(e->calls, e->calls + count);
-}
-
-/* An event's count, sum and (saturating) sum of squares. */
-void ktau_sum_add(struct ktau_entry *e, u64 count, u64 sum, u64 sumsq)
-{
-	u64 sq;
-
-	if (check_add_overflow(e->excl, sumsq, &sq))
-		sq = U64_MAX;
-	WRITE_ONCE(e->calls, e->calls + count);
-	WRITE_ONCE(e->incl, e->incl + sum);
-	WRITE_ONCE(e->excl, sq);
-}
-
 /*
  * Add the @n records @src[] (ids 1..@n of some table, in order, so a
  * caller's id is below its callees') to the table at *@dst, keeping
