@@ -217,6 +217,25 @@ static __always_inline bool ktau_key_moves_bytes(u64 key)
 }
 
 /*
+ * Open the bottom frame of a kernel entry from user mode, where nothing
+ * of the task can be open: function id @fid, its record key carrying the
+ * user context word's value when some thread has one registered
+ * (ktau_context_key).  Its stop finds the record through the key's hint
+ * (ktau_close_root_fast()).  Interrupts are off.
+ */
+static __always_inline void ktau_open_root(struct task_struct *tsk,
+					   struct ktau_task *kt,
+					   unsigned int fid)
+{
+	kt->stack[0].start = ktau_arch_now();
+	kt->stack[0].child = 0;
+	kt->root_key = fid + 1;
+	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
+	kt->state = READ_ONCE(ktau_gen_state);
+}
+
+/*
  * A 64-bit system call's entry, from syscall_enter_from_user_mode() with
  * interrupts still off, before the entry work (seccomp, ptrace), with
  * the number the task asked for.  Returns @nr: the caller's copy of the
@@ -242,12 +261,7 @@ static __always_inline long ktau_syscall_enter(const struct pt_regs *regs,
 	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
 		     (unsigned long)nr >= NR_syscalls))
 		return __ktau_syscall_enter(regs, nr);
-	kt->stack[0].start = ktau_arch_now();
-	kt->stack[0].child = 0;
-	kt->root_key = nr + 1;
-	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
-		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
-	kt->state = READ_ONCE(ktau_gen_state);
+	ktau_open_root(tsk, kt, nr);
 	return nr;
 }
 
@@ -270,15 +284,16 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
 }
 
 /*
- * The common case of a system call's exit, inline: the fast entry's
- * conditions still hold, the call's frame is the only one open and no
- * control change happened since its entry, its record is in the slot
- * the table's hint names, and the call did not end on a CPU whose TSC
- * lags its entry's (nor its children's).
- * The table is never NULL for a task that makes system calls.
+ * The common case of the stop of a frame ktau_open_root() opened (a
+ * system call's, a user mode fault's), inline: the inline entry's
+ * conditions still hold, the frame is the only one open and no control
+ * change happened since its start, its record is in the slot the
+ * table's hint names, and it did not end on a CPU whose TSC lags its
+ * start's (nor its children's).  Interrupts are off.
+ * The table is never NULL for a task that enters from user mode.
  */
-static __always_inline bool ktau_syscall_exit_fast(struct ktau_task *kt,
-						   u64 now)
+static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
+						 u64 now)
 {
 	struct ktau_table *t = rcu_dereference_raw(kt->table);
 	u64 key = kt->root_key;
@@ -320,7 +335,7 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 		return;
 	now = ktau_arch_now();
 	kt = &current->ktau;
-	if (!ktau_syscall_exit_fast(kt, now))
+	if (!ktau_close_root_fast(kt, now))
 		__ktau_syscall_exit(regs, now);
 	else if (ktau_group_on(KTAU_GROUP_EVENT) &&
 		 ktau_key_moves_bytes(kt->root_key))

@@ -533,43 +533,8 @@ void __ktau_fault_enter(bool user_mode)
 		ktau_open(fid, user_mode);
 		return;
 	}
-	/*
-	 * From user mode, as a system call's inline entry does: the bottom
-	 * frame, whose record the stop finds through the key's hint.
-	 */
-	kt->stack[0].start = ktau_arch_now();
-	kt->stack[0].child = 0;
-	kt->root_key = fid + 1;
-	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
-		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
-	kt->state = READ_ONCE(ktau_gen_state);
-}
-
-/*
- * The stop of an outermost frame of @fid opened as the system call
- * entry opens its frames, by the same test as ktau_syscall_exit_fast().
- */
-static __always_inline bool ktau_pop_root_fast(struct ktau_task *kt,
-					       unsigned int fid, u64 now)
-{
-	struct ktau_table *t = ktau_task_table(kt);
-	u64 key = kt->root_key;
-	struct ktau_entry *e;
-	s64 incl, excl;
-
-	if (!static_branch_likely(&ktau_sysfast_key) ||
-	    kt->state != READ_ONCE(ktau_gen_state) || (u16)key != fid + 1)
-		return false;
-	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
-	if (e->key != key)
-		return false;
-	incl = now - kt->stack[0].start;
-	excl = incl - kt->stack[0].child;
-	if (unlikely(incl < 0 || excl < 0))
-		return false;
-	kt->depth = 0;
-	ktau_entry_add(e, 1, incl, excl);
-	return true;
+	/* from user mode, as a system call's inline entry does */
+	ktau_open_root(tsk, kt, fid);
 }
 
 void __ktau_fault_exit(void)
@@ -584,7 +549,8 @@ void __ktau_fault_exit(void)
 	now = ktau_arch_now();
 	local_irq_save(flags);
 	if (likely(ktau_may_record()) &&
-	    !ktau_pop_root_fast(&tsk->ktau, fid, now) &&
+	    !((u16)tsk->ktau.root_key == fid + 1 &&
+	      ktau_close_root_fast(&tsk->ktau, now)) &&
 	    !ktau_pop_fast(tsk, fid, now))
 		ktau_pop(tsk, fid, now);
 	local_irq_restore(flags);
@@ -785,7 +751,7 @@ void __ktau_syscall_bytes(u64 key, long ret)
 }
 
 /*
- * ktau_syscall_exit_fast() indexes the table by a hint without a bounds
+ * ktau_close_root_fast() indexes the table by a hint without a bounds
  * check: CONFIG_KTAU_DEBUG checks here that every hint is a record of the
  * table (or 0).
  */
@@ -802,7 +768,7 @@ static void ktau_check_hints(const struct ktau_table *t)
 }
 
 /*
- * A system call's exit when ktau_syscall_exit_fast() cannot take it:
+ * A system call's exit when ktau_close_root_fast() cannot take it:
  * nothing open (a new task's first return, or the group was switched on
  * during the call), frames left above the call's (their stop was
  * missed: discarded, as ktau_pop() does), a control change since the
