@@ -405,28 +405,23 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 }
 
 /*
- * The common stop, inline in each hook: no handler, no control change,
- * the innermost frame is @fid's and its record is known, and the TSC did
- * not run backwards under it.  Interrupts are off.  Returns false,
- * having changed nothing, when ktau_pop() must take the stop.
+ * The common stop of the innermost frame, frame @d - 1 (1 <= @d <=
+ * KTAU_MAX_DEPTH) of record key @key, inline in each hook: no handler,
+ * no control change, the frame's record is known, and the TSC did not
+ * run backwards under it.  Interrupts are off.  Returns false, having
+ * changed nothing, when ktau_pop() must take the stop.
  */
-static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
-					  unsigned int fid, u64 now)
+static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
+					      unsigned int d, u64 key, u64 now)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_table *t = ktau_task_table(kt);
-	unsigned int d = kt->depth;
+	struct ktau_frame *f = &kt->stack[d - 1];
 	struct ktau_entry *e;
-	struct ktau_frame *f;
 	s64 incl, excl;
-	u64 key;
 
 	if (static_branch_unlikely(&ktau_handler_key) ||
-	    kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH)
-		return false;
-	f = &kt->stack[d - 1];
-	key = ktau_frame_key(kt, d - 1);
-	if (ktau_key_fid(key) != fid || !f->rec || f->rec > t->nrec)
+	    kt->gen != READ_ONCE(ktau_gen) || !f->rec || f->rec > t->nrec)
 		return false;
 	e = &t->rec[f->rec - 1];
 	if (e->key != key)
@@ -440,6 +435,20 @@ static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
 	if (d > 1)
 		kt->stack[d - 2].child += incl;
 	return true;
+}
+
+/* ktau_pop_top_fast() when the innermost frame is @fid's. */
+static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
+					  unsigned int fid, u64 now)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	unsigned int d = kt->depth;
+	u64 key;
+
+	if (d - 1 >= KTAU_MAX_DEPTH)
+		return false;
+	key = ktau_frame_key(kt, d - 1);
+	return ktau_key_fid(key) == fid && ktau_pop_top_fast(tsk, d, key, now);
 }
 
 /*
@@ -525,16 +534,15 @@ void __ktau_fault_enter(bool user_mode)
 	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
 
-	if (unlikely(tsk->pagefault_disabled))
-		return;
 	/* after irqentry_enter(): interrupts are still off */
 	lockdep_assert_irqs_disabled();
-	if (!user_mode || !static_branch_likely(&ktau_sysfast_key)) {
-		ktau_open(fid, user_mode);
+	if (likely(user_mode) && static_branch_likely(&ktau_sysfast_key)) {
+		/* from user mode, as a system call's inline entry does */
+		ktau_open_root(tsk, kt, fid);
 		return;
 	}
-	/* from user mode, as a system call's inline entry does */
-	ktau_open_root(tsk, kt, fid);
+	if (likely(!tsk->pagefault_disabled))
+		ktau_open(fid, user_mode);
 }
 
 void __ktau_fault_exit(void)
@@ -548,11 +556,18 @@ void __ktau_fault_exit(void)
 		return;
 	now = ktau_arch_now();
 	local_irq_save(flags);
-	if (likely(ktau_may_record()) &&
-	    !((u16)tsk->ktau.root_key == fid + 1 &&
-	      ktau_close_root_fast(&tsk->ktau, now)) &&
-	    !ktau_pop_fast(tsk, fid, now))
+	/*
+	 * A frame ktau_open_root() opened (from user mode, so neither in
+	 * the idle task nor in an exited one) is closed by the same test as
+	 * a system call's; an NMI's fault must not close the frame of the
+	 * fault it interrupted.
+	 */
+	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	    ktau_close_root_fast(&tsk->ktau, now))
+		goto out;
+	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
 		ktau_pop(tsk, fid, now);
+out:
 	local_irq_restore(flags);
 }
 
@@ -568,18 +583,20 @@ void __ktau_schedule_exit(void)
 	const unsigned int vol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL);
 	const unsigned int invol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL);
 	struct ktau_task *kt = ktau_current();
+	unsigned int top, d;
 	unsigned long flags;
-	unsigned int top;
-	u64 now;
+	u64 now, key;
 
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
 	now = ktau_arch_now();
-	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
-		top = ktau_frame_fid(kt, kt->depth - 1);
+	d = kt->depth;
+	if (d && d <= KTAU_MAX_DEPTH) {
+		key = ktau_frame_key(kt, d - 1);
+		top = ktau_key_fid(key);
 		if ((top == vol || top == invol) &&
-		    ktau_pop_fast(current, top, now))
+		    ktau_pop_top_fast(current, d, key, now))
 			goto out;
 	}
 	ktau_stack_check(kt);
