@@ -342,23 +342,27 @@ void ktau_unwind(struct task_struct *tsk)
 }
 
 /*
- * The record of open frame @i through the id the frame remembers or its
- * key's hint only, or NULL: never a lookup, never an addition.
+ * The record id of open frame @i through the id the frame remembers or
+ * its key's hint only, or 0: never a lookup, never an addition.  The
+ * bottom frame's remembered id is not tried: a system call's inline
+ * entry leaves it as it was, while the hint of its key is the one its
+ * inline exit uses.
  */
-static __always_inline struct ktau_entry *
-ktau_frame_hinted(struct ktau_task *kt, struct ktau_table *t, unsigned int i)
+static __always_inline unsigned int
+ktau_frame_hinted_id(struct ktau_task *kt, struct ktau_table *t,
+		     unsigned int i)
 {
 	struct ktau_frame *f = &kt->stack[i];
 	u64 key = ktau_frame_key(kt, i);
-	struct ktau_entry *e;
+	unsigned int id;
 
 	/* a clear may have given the task a new, smaller table */
-	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key)
-		return &t->rec[f->rec - 1];
-	e = ktau_table_hinted(t, key);
-	if (e)
-		f->rec = ktau_record_id(t, e);
-	return e;
+	if (i && f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key)
+		return f->rec;
+	id = ktau_table_hinted_id(t, key);
+	if (id)
+		f->rec = id;
+	return id;
 }
 
 /*
@@ -375,8 +379,8 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_table *t = ktau_task_table(kt);
-	struct ktau_entry *e;
 	struct ktau_frame *f;
+	unsigned int id;
 	u64 key;
 
 	if (static_branch_unlikely(&ktau_handler_key) ||
@@ -388,15 +392,14 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 			ktau_read_ctx(tsk, kt->ctx_word, &key);
 		kt->root_key = key;
 	} else {
-		e = ktau_frame_hinted(kt, t, d - 1);
-		if (unlikely(!e))
+		id = ktau_frame_hinted_id(kt, t, d - 1);
+		if (unlikely(!id))
 			return false;
-		key = ktau_child_key(ktau_record_id(t, e), fid);
+		key = ktau_child_key(id, fid);
 		kt->stack[d].key = key;
 	}
-	e = ktau_table_hinted(t, key);
 	f = &kt->stack[d];
-	f->rec = e ? ktau_record_id(t, e) : 0;
+	f->rec = ktau_table_hinted_id(t, key);
 	f->deeper_groups = 0;
 	f->child = 0;
 	f->start = now;

@@ -87,6 +87,16 @@ ktau_table_hinted(const struct ktau_table *t, u64 key)
 	return e->key == key ? e : NULL;
 }
 
+/* ktau_table_hinted() as a record id, 0 for none. */
+static __always_inline unsigned int
+ktau_table_hinted_id(const struct ktau_table *t, u64 key)
+{
+	unsigned int off = t->hint[ktau_hint_slot(key)];
+	const struct ktau_entry *e = (void *)t->rec + off;
+
+	return e->key == key ? off / sizeof(*e) + 1 : 0;
+}
+
 /* Point @key's hint slot at its record @e (only @t's writer). */
 static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
 					    const struct ktau_entry *e)
