@@ -73,6 +73,7 @@ struct ktau_reader {
 	unsigned int block;
 	enum ktau_section section;
 	unsigned int index;
+	unsigned int ready;		/* the block readied, + 1; 0: none */
 	bool built;
 };
 
@@ -157,17 +158,17 @@ static int ktau_build_next_process(struct ktau_reader *r, bool *more)
 
 /* ---- the cursor ---------------------------------------------------------- */
 
-static unsigned int ktau_section_size(const struct ktau_block *blk,
-				      enum ktau_section sec)
+static unsigned int ktau_section_size(const struct ktau_reader *r,
+				      const struct ktau_block *blk)
 {
-	switch (sec) {
+	switch (r->section) {
 	case KTAU_SEC_TASK:
 		return 1;
 	case KTAU_SEC_FUNC:
-		return blk->flat ? blk->flat->nrec : 0;
+		return r->view.nr_flat;
 	case KTAU_SEC_PATH:
 	case KTAU_SEC_EVENT:
-		return blk->recs ? blk->recs->nrec : 0;
+		return blk->nrec;
 	case KTAU_SEC_OPEN:
 		return blk->nr_open;
 	default:
@@ -183,6 +184,7 @@ static void ktau_cursor_reset(struct ktau_reader *r)
 	r->block = 0;
 	r->section = KTAU_SEC_TASK;
 	r->index = 0;
+	r->ready = 0;
 	r->next_tgid = 1;
 	r->built = false;
 }
@@ -200,7 +202,13 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 		if (r->block < r->view.nr_blocks) {
 			const struct ktau_block *blk = &r->view.block[r->block];
 
-			if (r->index < ktau_section_size(blk, r->section))
+			if (r->ready != r->block + 1) {
+				ret = ktau_view_ready(&r->view, r->block);
+				if (ret)
+					return ret;
+				r->ready = r->block + 1;
+			}
+			if (r->index < ktau_section_size(r, blk))
 				return 0;
 			r->index = 0;
 			if (++r->section < KTAU_NR_SECTIONS)
@@ -215,6 +223,7 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 		}
 		ktau_view_reset(&r->view);
 		r->block = 0;
+		r->ready = 0;
 		ret = ktau_build_next_process(r, &more);
 		if (ret)
 			return ret;
@@ -226,6 +235,8 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 
 static int ktau_cursor_next(struct ktau_reader *r)
 {
+	int ret;
+
 	switch (r->stage) {
 	case KTAU_STAGE_HEADER:
 		r->stage = KTAU_STAGE_BLOCKS;
@@ -240,7 +251,11 @@ static int ktau_cursor_next(struct ktau_reader *r)
 		return 0;
 	}
 	r->pos++;
-	return ktau_cursor_settle(r);
+	ret = ktau_cursor_settle(r);
+	/* the next read builds again from the start */
+	if (ret)
+		r->built = false;
+	return ret;
 }
 
 static void *ktau_seq_start(struct seq_file *m, loff_t *pos)
@@ -295,44 +310,66 @@ static void ktau_print_header(struct seq_file *m, enum ktau_scope scope)
 	seq_puts(m, "columns open tid ctx fids name group incl_cycles excl_cycles\n");
 }
 
+/*
+ * Lines are printed field by field (seq_put_decimal_ull() and friends),
+ * not through seq_printf()'s format parsing: a system profile has a few
+ * lines per task.
+ */
 static void ktau_print_task(struct seq_file *m, const struct ktau_block *blk)
 {
-	seq_printf(m, "task kind=%s pid=%d tid=%d comm=%s",
-		   ktau_block_kinds[blk->kind], blk->pid, blk->tid, blk->comm);
+	seq_puts(m, "task kind=");
+	seq_puts(m, ktau_block_kinds[blk->kind]);
+	seq_put_decimal_ll(m, " pid=", blk->pid);
+	seq_put_decimal_ll(m, " tid=", blk->tid);
+	seq_puts(m, " comm=");
+	seq_puts(m, blk->comm);
 	switch (blk->kind) {
 	case KTAU_BLOCK_PROCESS:
-		seq_printf(m, " threads=%u exited_threads=%u",
-			   blk->threads, blk->exited_threads);
+		seq_put_decimal_ull(m, " threads=", blk->threads);
+		seq_put_decimal_ull(m, " exited_threads=", blk->exited_threads);
 		break;
 	case KTAU_BLOCK_EXITED:
-		seq_printf(m, " exited_threads=%u", blk->exited_threads);
+		seq_put_decimal_ull(m, " exited_threads=", blk->exited_threads);
 		break;
 	case KTAU_BLOCK_CHILDREN:
-		seq_printf(m, " processes=%u private=%u", blk->processes,
-			   blk->private_processes);
+		seq_put_decimal_ull(m, " processes=", blk->processes);
+		seq_put_decimal_ull(m, " private=", blk->private_processes);
 		break;
 	default:
 		break;
 	}
-	seq_printf(m, " dropped=%llu\n", blk->dropped);
+	seq_put_decimal_ull(m, " dropped=", blk->dropped);
+	seq_putc(m, '\n');
 }
 
-static const char *ktau_fid_group_name(unsigned int fid)
+/* " name group" of function @fid. */
+static void ktau_print_name(struct seq_file *m, unsigned int fid)
 {
-	return ktau_group_name(ktau_fid_group(fid));
+	seq_putc(m, ' ');
+	seq_puts(m, ktau_fid_name(fid));
+	seq_putc(m, ' ');
+	seq_puts(m, ktau_group_name(ktau_fid_group(fid)));
 }
 
-/* "ctx f1,f2,...,fn name group" of a callpath. */
+/* " ctx f1,f2,...,fn name group" of a callpath. */
 static void ktau_print_path(struct seq_file *m, u32 ctx, const u16 *fid,
 			    unsigned int depth)
 {
 	unsigned int i;
 
-	seq_printf(m, "%u ", ctx);
+	seq_put_decimal_ull(m, " ", ctx);
 	for (i = 0; i < depth; i++)
-		seq_printf(m, i ? ",%u" : "%u", fid[i]);
-	seq_printf(m, " %s %s", ktau_fid_name(fid[depth - 1]),
-		   ktau_fid_group_name(fid[depth - 1]));
+		seq_put_decimal_ull(m, i ? "," : " ", fid[i]);
+	ktau_print_name(m, fid[depth - 1]);
+}
+
+/* " calls incl excl" of a record, and the end of its line. */
+static void ktau_print_counts(struct seq_file *m, const struct ktau_entry *e)
+{
+	seq_put_decimal_ull(m, " ", e->calls);
+	seq_put_decimal_ull(m, " ", e->incl);
+	seq_put_decimal_ull(m, " ", e->excl);
+	seq_putc(m, '\n');
 }
 
 static int ktau_show_func(struct seq_file *m, const struct ktau_entry *e)
@@ -341,53 +378,65 @@ static int ktau_show_func(struct seq_file *m, const struct ktau_entry *e)
 
 	if (!e->calls)
 		return SEQ_SKIP;
-	seq_printf(m, "func %u %u %s %s %llu %llu %llu\n", KTAU_KEY_CTX(e->key),
-		   fid, ktau_fid_name(fid), ktau_fid_group_name(fid), e->calls,
-		   e->incl, e->excl);
+	seq_puts(m, "func");
+	seq_put_decimal_ull(m, " ", KTAU_KEY_CTX(e->key));
+	seq_put_decimal_ull(m, " ", fid);
+	ktau_print_name(m, fid);
+	ktau_print_counts(m, e);
 	return 0;
 }
 
-static int ktau_show_path(struct seq_file *m, const struct ktau_table *t,
-			  unsigned int i)
+static int ktau_show_path(struct seq_file *m, const struct ktau_entry *rec,
+			  unsigned int nrec, unsigned int i)
 {
-	const struct ktau_entry *e = &t->rec[i];
 	u16 fid[KTAU_MAX_DEPTH];
 	unsigned int depth;
 	u32 ctx;
 
-	if (ktau_key_is_event(e->key))
+	if (!rec[i].key || ktau_key_is_event(rec[i].key))
 		return SEQ_SKIP;
-	depth = ktau_view_path(t, i + 1, fid, &ctx);
-	seq_puts(m, "path ");
+	depth = ktau_view_path(rec, nrec, i + 1, fid, &ctx);
+	seq_puts(m, "path");
 	ktau_print_path(m, ctx, fid, depth);
-	seq_printf(m, " %llu %llu %llu\n", e->calls, e->incl, e->excl);
+	ktau_print_counts(m, &rec[i]);
 	return 0;
 }
 
 /* An event's sum record, printed with its range record. */
-static int ktau_show_event(struct seq_file *m, const struct ktau_table *t,
-			   unsigned int i)
+static int ktau_show_event(struct seq_file *m, const struct ktau_view *v,
+			   const struct ktau_block *blk, unsigned int i)
 {
-	const struct ktau_entry *sum = &t->rec[i], *range;
+	const struct ktau_entry *sum = &ktau_block_recs(v, blk)[i], *range;
 	unsigned int fid = KTAU_KEY_FID(sum->key);
 	u32 ctx = KTAU_KEY_CTX(sum->key);
 
-	if (KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM || !sum->calls)
+	if (!sum->key || KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM ||
+	    !sum->calls)
 		return SEQ_SKIP;
-	range = ktau_table_lookup(t, KTAU_KEY(ctx, KTAU_EVENT_RANGE, fid));
+	range = ktau_view_lookup(v, blk, KTAU_KEY(ctx, KTAU_EVENT_RANGE, fid));
 	if (!range || !range->calls)
 		return SEQ_SKIP;
-	seq_printf(m, "event %u %u %s %llu %llu %llu %llu %llu\n", ctx, fid,
-		   ktau_fid_name(fid), sum->calls, range->incl, range->excl,
-		   sum->incl, sum->excl);
+	seq_puts(m, "event");
+	seq_put_decimal_ull(m, " ", ctx);
+	seq_put_decimal_ull(m, " ", fid);
+	seq_putc(m, ' ');
+	seq_puts(m, ktau_fid_name(fid));
+	seq_put_decimal_ull(m, " ", sum->calls);
+	seq_put_decimal_ull(m, " ", range->incl);
+	seq_put_decimal_ull(m, " ", range->excl);
+	seq_put_decimal_ull(m, " ", sum->incl);
+	seq_put_decimal_ull(m, " ", sum->excl);
+	seq_putc(m, '\n');
 	return 0;
 }
 
 static int ktau_show_open(struct seq_file *m, const struct ktau_open_frame *o)
 {
-	seq_printf(m, "open %d ", o->tid);
+	seq_put_decimal_ll(m, "open ", o->tid);
 	ktau_print_path(m, o->ctx, o->fid, o->depth);
-	seq_printf(m, " %llu %llu\n", o->incl, o->excl);
+	seq_put_decimal_ull(m, " ", o->incl);
+	seq_put_decimal_ull(m, " ", o->excl);
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -414,13 +463,14 @@ static int ktau_seq_show(struct seq_file *m, void *v)
 		ktau_print_task(m, blk);
 		return 0;
 	case KTAU_SEC_FUNC:
-		return ktau_show_func(m, &blk->flat->rec[r->index]);
+		return ktau_show_func(m, &r->view.flat[r->index]);
 	case KTAU_SEC_PATH:
-		return ktau_show_path(m, blk->recs, r->index);
+		return ktau_show_path(m, ktau_block_recs(&r->view, blk),
+				      blk->nrec, r->index);
 	case KTAU_SEC_EVENT:
-		return ktau_show_event(m, blk->recs, r->index);
+		return ktau_show_event(m, &r->view, blk, r->index);
 	case KTAU_SEC_OPEN:
-		return ktau_show_open(m, &blk->open[r->index]);
+		return ktau_show_open(m, &r->view.open[blk->open + r->index]);
 	default:
 		return SEQ_SKIP;
 	}
@@ -512,7 +562,8 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 		/* Unused syscall numbers are not functions of their own. */
 		if (fid != KTAU_FID_NI_SYSCALL && !strcmp(name, "ni_syscall"))
 			continue;
-		seq_printf(m, "%u %s %s\n", fid, ktau_fid_group_name(fid), name);
+		seq_printf(m, "%u %s %s\n", fid,
+			   ktau_group_name(ktau_fid_group(fid)), name);
 	}
 	seq_puts(m, "end\n");
 	return 0;

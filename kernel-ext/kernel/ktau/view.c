@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KTAU views: copy the profile tables of a set of tasks while they keep
- * running, and merge them into the blocks a /proc file prints.
+ * running, into the blocks a /proc file prints.
  *
- * A live table is copied under RCU, one at a time, into a buffer of the
- * reader's; everything else (merging, summing, allocating) happens
+ * A live table is copied under RCU, one at a time, to the end of the
+ * reader's buffer of records.  A block's records are one table's, in its
+ * order and with its ids, so that a thread's profile or a process total
+ * is printed from its copy as it is; only a process block, which sums
+ * the process's threads, is merged.  The index and the flat profile a
+ * block's lines need are built when the reader reaches the block, in
+ * buffers reused from block to block.  Everything but the copies happens
  * outside RCU, yielding the CPU between tasks and every few dozen
  * records.  A process's live threads and exited total are read under the
  * process's ktau mutex, so a thread exiting meanwhile is counted once:
  * live or folded.  All memory is charged to the reader.
  */
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -18,7 +26,8 @@
 
 #include "view.h"
 
-#define KTAU_VIEW_GFP		GFP_KERNEL_ACCOUNT
+/* A reader that asks too much gets -ENOMEM, and no warning in the log. */
+#define KTAU_VIEW_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /* Room for @need elements of @size in *@array, keeping the first @keep. */
 static int ktau_grow_array(void **array, unsigned int *max, unsigned int need,
@@ -45,24 +54,17 @@ static struct ktau_block *ktau_block_new(struct ktau_view *v,
 {
 	struct ktau_block *blk;
 
-	if (v->nr_blocks == v->max_blocks) {
-		unsigned int n = max(8U, 2 * v->max_blocks);
-		struct ktau_block *bigger;
-
-		bigger = kvmalloc_array(n, sizeof(*bigger), KTAU_VIEW_GFP);
-		if (!bigger)
-			return NULL;
-		if (v->nr_blocks)
-			memcpy(bigger, v->block, v->nr_blocks * sizeof(*bigger));
-		kvfree(v->block);
-		v->block = bigger;
-		v->max_blocks = n;
-	}
+	if (ktau_grow_array((void **)&v->block, &v->max_blocks,
+			    max(8U, v->nr_blocks + 1), v->nr_blocks,
+			    sizeof(*v->block)))
+		return NULL;
 	blk = &v->block[v->nr_blocks++];
 	memset(blk, 0, sizeof(*blk));
 	blk->kind = kind;
 	blk->pid = pid;
-	strscpy(blk->comm, "-", sizeof(blk->comm));
+	blk->comm[0] = '-';
+	blk->rec = v->nr_rec;
+	blk->open = v->nr_open;
 	return blk;
 }
 
@@ -81,26 +83,28 @@ static void ktau_block_set_comm(struct ktau_block *blk,
 		strscpy(blk->comm, "-", sizeof(blk->comm));
 }
 
-/* Merge @n records of some table (ids 1..@n in order) into @blk. */
-static int ktau_block_fold(struct ktau_view *v, struct ktau_block *blk,
-			   const struct ktau_entry *src, unsigned int n)
+/* Room for @n more records after the view's @nr_rec. */
+static int ktau_view_reserve(struct ktau_view *v, unsigned int n)
 {
-	if (ktau_grow_array((void **)&v->map, &v->max_map, n, 0, sizeof(u16)))
+	unsigned int need;
+
+	if (check_add_overflow(v->nr_rec, n, &need))
 		return -ENOMEM;
-	blk->dropped += ktau_fold(&blk->recs, src, n, v->map,
-				  &ktau_alloc_reader);
-	return 0;
+	return ktau_grow_array((void **)&v->rec, &v->max_rec, need, v->nr_rec,
+			       sizeof(*v->rec));
 }
 
 /*
- * Copy @task's live table into v->copy; returns the records copied or
- * -ENOMEM.  The writer stores inclusive before exclusive time: loading
- * them in the opposite order keeps exclusive <= inclusive.
+ * Copy @task's live table after the view's records (not counted in
+ * @nr_rec yet); returns the records copied or -ENOMEM.  The writer stores
+ * inclusive before exclusive time: loading them in the opposite order
+ * keeps exclusive <= inclusive.
  */
 static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			  u64 *dropped)
 {
 	const struct ktau_table *t;
+	struct ktau_entry *dst;
 	unsigned int i, n;
 
 	for (;;) {
@@ -108,10 +112,9 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 		t = rcu_dereference(task->ktau.table);
 		/* the count before the records it covers */
 		n = t ? smp_load_acquire(&t->nrec) : 0;
-		if (n <= v->max_copy) {
-			for (i = 0; i < n; i++) {
-				struct ktau_entry *dst = &v->copy[i];
-
+		if (n <= v->max_rec - v->nr_rec) {
+			dst = v->rec + v->nr_rec;
+			for (i = 0; i < n; i++, dst++) {
 				dst->key = READ_ONCE(t->rec[i].key);
 				dst->excl = READ_ONCE(t->rec[i].excl);
 				/* excl before incl: ktau_entry_add()'s order */
@@ -124,10 +127,66 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			return n;
 		}
 		rcu_read_unlock();
-		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n, 0,
-				    sizeof(*v->copy)))
+		if (ktau_view_reserve(v, n))
 			return -ENOMEM;
 	}
+}
+
+/*
+ * Give @blk the @n records copied after the view's, dropping those
+ * ktau_fold() would: a callpath whose caller is not a callpath before
+ * it.  Their calls count as dropped.
+ */
+static void ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
+			    unsigned int n)
+{
+	struct ktau_entry *rec = v->rec + v->nr_rec;
+	unsigned int i, parent;
+	u64 key;
+
+	blk->rec = v->nr_rec;
+	blk->nrec = n;
+	v->nr_rec += n;
+	for (i = 0; i < n; i++) {
+		key = rec[i].key;
+		parent = KTAU_KEY_PARENT(key);
+		if (!key || !parent || ktau_key_is_event(key))
+			continue;
+		if (parent > i || !rec[parent - 1].key ||
+		    ktau_key_is_event(rec[parent - 1].key)) {
+			blk->dropped += rec[i].calls;
+			rec[i].key = 0;
+		}
+	}
+}
+
+/* Fold @n records of some table (ids 1..@n in order) into v->merged. */
+static int ktau_view_fold(struct ktau_view *v, struct ktau_block *blk,
+			  const struct ktau_entry *src, unsigned int n)
+{
+	if (ktau_grow_array((void **)&v->map, &v->max_map, n, 0, sizeof(u16)))
+		return -ENOMEM;
+	blk->dropped += ktau_fold(&v->merged, src, n, v->map,
+				  &ktau_alloc_reader);
+	return 0;
+}
+
+/* Give @blk the records folded into v->merged. */
+static int ktau_block_take_merged(struct ktau_view *v, struct ktau_block *blk)
+{
+	struct ktau_table *t = v->merged;
+
+	if (!t)
+		return 0;
+	if (ktau_view_reserve(v, t->nrec))
+		return -ENOMEM;
+	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
+	blk->rec = v->nr_rec;
+	blk->nrec = t->nrec;
+	v->nr_rec += t->nrec;
+	v->merged = NULL;
+	ktau_table_free(t);
+	return 0;
 }
 
 /*
@@ -170,7 +229,8 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 	return true;
 }
 
-static int ktau_block_open_frames(struct ktau_block *blk,
+/* Add the frames open in @task to @blk, the view's last block. */
+static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 				  struct task_struct *task, pid_t tid)
 {
 	const struct ktau_task *kt = &task->ktau;
@@ -201,11 +261,11 @@ static int ktau_block_open_frames(struct ktau_block *blk,
 		incl[i] = ktau_elapsed(c.frame[i].start, now);
 	}
 	depth = i;
-	if (ktau_grow_array((void **)&blk->open, &blk->max_open,
-			    blk->nr_open + depth, blk->nr_open, sizeof(*blk->open)))
+	if (ktau_grow_array((void **)&v->open, &v->max_open,
+			    v->nr_open + depth, v->nr_open, sizeof(*v->open)))
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
-		struct ktau_open_frame *o = &blk->open[blk->nr_open++];
+		struct ktau_open_frame *o = &v->open[v->nr_open++];
 		unsigned int j;
 
 		o->tid = tid;
@@ -217,10 +277,11 @@ static int ktau_block_open_frames(struct ktau_block *blk,
 		o->excl = ktau_excl(incl[i], c.frame[i].child +
 				    (i + 1 < depth ? incl[i + 1] : 0));
 	}
+	blk->nr_open += depth;
 	return 0;
 }
 
-/* Add @task's live table (and its open frames) to @blk. */
+/* Add @task's live table and open frames to the merged process @blk. */
 static int ktau_block_add_task(struct ktau_view *v, struct ktau_block *blk,
 			       struct task_struct *task, pid_t tid)
 {
@@ -228,141 +289,42 @@ static int ktau_block_add_task(struct ktau_view *v, struct ktau_block *blk,
 
 	if (n < 0)
 		return n;
-	if (n && ktau_block_fold(v, blk, v->copy, n))
+	if (n && ktau_view_fold(v, blk, v->rec + v->nr_rec, n))
 		return -ENOMEM;
-	cond_resched();
-	return ktau_block_open_frames(blk, task, tid);
+	return ktau_block_open_frames(v, blk, task, tid);
 }
 
-/* The flat profile: per (ctx, fid), sums over the paths ending in fid. */
-static int ktau_block_flatten(struct ktau_block *blk)
+/* A thread's block: its live table as copied, and its open frames. */
+static int ktau_view_add_thread(struct ktau_view *v, struct task_struct *task,
+				pid_t pid, pid_t tid)
 {
-	const struct ktau_table *t = blk->recs;
-	unsigned int i, depth, j;
-	u16 fid[KTAU_MAX_DEPTH];
-	struct ktau_entry *e;
-	bool outermost;
-	u32 ctx;
+	struct ktau_block *blk = ktau_block_new(v, KTAU_BLOCK_THREAD, pid);
+	int n;
 
-	if (!t)
-		return 0;
-	for (i = 0; i < t->nrec; i++) {
-		const struct ktau_entry *r = &t->rec[i];
-
-		if (ktau_key_is_event(r->key) || !r->calls)
-			continue;
-		depth = ktau_view_path(t, i + 1, fid, &ctx);
-		outermost = true;
-		for (j = 0; j + 1 < depth; j++)
-			outermost &= fid[j] != fid[depth - 1];
-		e = ktau_table_get(&blk->flat, KTAU_KEY(ctx, 0, fid[depth - 1]),
-				   &ktau_alloc_reader);
-		if (!e)
-			return -ENOMEM;
-		e->calls += r->calls;
-		e->excl += r->excl;
-		if (outermost)
-			e->incl += r->incl;
-		if (!(i % 64))
-			cond_resched();
-	}
-	/*
-	 * A recursive routine's inner calls add exclusive time only, which
-	 * its outer call's inclusive time covers, unless a control change
-	 * discarded that outer call after an inner one completed.
-	 */
-	for (i = 0; blk->flat && i < blk->flat->nrec; i++) {
-		e = &blk->flat->rec[i];
-		e->excl = min(e->excl, e->incl);
-	}
-	return 0;
-}
-
-unsigned int ktau_view_path(const struct ktau_table *t, unsigned int id,
-			    u16 fid[KTAU_MAX_DEPTH], u32 *ctx)
-{
-	u16 rev[KTAU_MAX_DEPTH];
-	unsigned int n = 0, i;
-	u64 key = 0;
-
-	while (id && id <= t->nrec && n < KTAU_MAX_DEPTH) {
-		key = t->rec[id - 1].key;
-		rev[n++] = KTAU_KEY_FID(key);
-		id = KTAU_KEY_PARENT(key);
-	}
-	*ctx = KTAU_KEY_CTX(key);
-	for (i = 0; i < n; i++)
-		fid[i] = rev[n - 1 - i];
-	return n;
-}
-
-/* Whether @blk has the record of callpath @fid[0..@depth) under @ctx. */
-static bool ktau_block_has_path(const struct ktau_block *blk, u32 ctx,
-				const u16 *fid, unsigned int depth)
-{
-	const struct ktau_entry *e = NULL;
-	unsigned int i;
-
-	if (!blk->recs)
-		return !depth;
-	for (i = 0; i < depth; i++) {
-		e = ktau_table_lookup(blk->recs,
-				      i ? ktau_child_key(ktau_record_id(blk->recs, e),
-							 fid[i]) :
-					  KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
-		if (!e)
-			return false;
-	}
-	return true;
-}
-
-/*
- * An open frame's callers must have records, for readers to name its
- * path by: a frame opened after the table was copied may have a caller
- * whose record came later too.  Such a frame shows at its next read.
- */
-static void ktau_block_trim_open(struct ktau_block *blk)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < blk->nr_open; i++) {
-		const struct ktau_open_frame *o = &blk->open[i];
-
-		if (ktau_block_has_path(blk, o->ctx, o->fid, o->depth - 1))
-			blk->open[n++] = *o;
-	}
-	blk->nr_open = n;
-}
-
-static int ktau_block_done(struct ktau_block *blk)
-{
-	ktau_block_trim_open(blk);
-	return ktau_block_flatten(blk);
+	if (!blk)
+		return -ENOMEM;
+	blk->tid = tid;
+	ktau_block_set_comm(blk, task);
+	n = ktau_copy_live(v, task, &blk->dropped);
+	if (n < 0)
+		return n;
+	ktau_block_take(v, blk, n);
+	return ktau_block_open_frames(v, blk, task, tid);
 }
 
 int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
 		     struct pid_namespace *ns)
 {
-	struct ktau_block *blk;
-	pid_t tid = task_pid_nr_ns(task, ns);
-	int ret;
-
-	blk = ktau_block_new(v, KTAU_BLOCK_THREAD, task_tgid_nr_ns(task, ns));
-	if (!blk)
-		return -ENOMEM;
-	blk->tid = tid;
-	ktau_block_set_comm(blk, task);
-	ret = ktau_block_add_task(v, blk, task, tid);
-	return ret ? ret : ktau_block_done(blk);
+	return ktau_view_add_thread(v, task, task_tgid_nr_ns(task, ns),
+				    task_pid_nr_ns(task, ns));
 }
 
-/* A process's exited or children total, under its lock. */
+/* A process's exited or children total, under its lock, as it is. */
 static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 			   enum ktau_block_kind kind, pid_t pid)
 {
 	struct ktau_block *blk = ktau_block_new(v, kind, pid);
 	const struct ktau_table *t;
-	int ret;
 
 	if (!blk)
 		return -ENOMEM;
@@ -376,12 +338,13 @@ static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 		blk->dropped = ks->children_dropped;
 		t = ks->children;
 	}
-	if (t) {
-		ret = ktau_block_fold(v, blk, t->rec, t->nrec);
-		if (ret)
-			return ret;
-	}
-	return ktau_block_done(blk);
+	if (!t || !t->nrec)
+		return 0;
+	if (ktau_view_reserve(v, t->nrec))
+		return -ENOMEM;
+	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
+	ktau_block_take(v, blk, t->nrec);
+	return 0;
 }
 
 /* References to the threads of @leader's process, live or not. */
@@ -452,11 +415,12 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		if (test_bit(KTAU_TASK_DEAD, &t->ktau.flags) || !tid)
 			continue;
 		if (per_thread) {
-			ret = ktau_view_thread(v, t, ns);
-			continue;
+			ret = ktau_view_add_thread(v, t, pid, tid);
+		} else {
+			blk->threads++;
+			ret = ktau_block_add_task(v, blk, t, tid);
 		}
-		blk->threads++;
-		ret = ktau_block_add_task(v, blk, t, tid);
+		cond_resched();
 	}
 	if (ret)
 		goto out;
@@ -466,10 +430,10 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		blk->exited_threads = ks->exited_threads;
 		blk->dropped += ks->exited_dropped;
 		if (ks->exited)
-			ret = ktau_block_fold(v, blk, ks->exited->rec,
-					      ks->exited->nrec);
+			ret = ktau_view_fold(v, blk, ks->exited->rec,
+					     ks->exited->nrec);
 		if (!ret)
-			ret = ktau_block_done(blk);
+			ret = ktau_block_take_merged(v, blk);
 	}
 	if (!ret)
 		ret = ktau_view_total(v, ks, KTAU_BLOCK_CHILDREN, pid);
@@ -481,24 +445,209 @@ out:
 	return ret;
 }
 
+/* ---- readying a block for printing ------------------------------------ */
+
+/* An index with room for @n ids, empty. */
+static int ktau_index_reset(struct ktau_index *ix, unsigned int n)
+{
+	/* at most 2/3 full keeps linear probing short */
+	unsigned int bits = max(order_base_2(n + n / 2 + 1), 3);
+
+	if (ktau_grow_array((void **)&ix->slot, &ix->max, 1U << bits, 0,
+			    sizeof(*ix->slot)))
+		return -ENOMEM;
+	ix->bits = bits;
+	memset(ix->slot, 0, sizeof(*ix->slot) << bits);
+	return 0;
+}
+
+/*
+ * The slot of @key in @ix, an index of records @rec: where its id is, or
+ * the empty slot where it goes.  The index always has an empty slot.
+ */
+static unsigned int ktau_index_find(const struct ktau_index *ix,
+				    const struct ktau_entry *rec, u64 key)
+{
+	unsigned int mask = (1U << ix->bits) - 1;
+	unsigned int i = hash_64(key, ix->bits);
+
+	for (;; i = (i + 1) & mask) {
+		unsigned int id = ix->slot[i];
+
+		if (!id || rec[id - 1].key == key)
+			return i;
+	}
+}
+
+const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
+					  const struct ktau_block *blk,
+					  u64 key)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	unsigned int id = v->index.slot[ktau_index_find(&v->index, rec, key)];
+
+	return id ? &rec[id - 1] : NULL;
+}
+
+unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
+			    unsigned int id, u16 fid[KTAU_MAX_DEPTH], u32 *ctx)
+{
+	u16 rev[KTAU_MAX_DEPTH];
+	unsigned int n = 0, i;
+	u64 key = 0;
+
+	while (id && id <= nrec && n < KTAU_MAX_DEPTH) {
+		key = rec[id - 1].key;
+		rev[n++] = KTAU_KEY_FID(key);
+		id = KTAU_KEY_PARENT(key);
+	}
+	*ctx = KTAU_KEY_CTX(key);
+	for (i = 0; i < n; i++)
+		fid[i] = rev[n - 1 - i];
+	return n;
+}
+
+/* The flat profile: per (ctx, fid), sums over the paths ending in fid. */
+static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	unsigned int i, depth, j, slot;
+	u16 fid[KTAU_MAX_DEPTH];
+	struct ktau_entry *e;
+	bool outermost;
+	u64 key;
+	u32 ctx;
+
+	v->nr_flat = 0;
+	if (ktau_grow_array((void **)&v->flat, &v->max_flat, blk->nrec, 0,
+			    sizeof(*v->flat)) ||
+	    ktau_index_reset(&v->flat_index, blk->nrec))
+		return -ENOMEM;
+	for (i = 0; i < blk->nrec; i++) {
+		const struct ktau_entry *r = &rec[i];
+
+		if (!r->key || ktau_key_is_event(r->key) || !r->calls)
+			continue;
+		depth = ktau_view_path(rec, blk->nrec, i + 1, fid, &ctx);
+		outermost = true;
+		for (j = 0; j + 1 < depth; j++)
+			outermost &= fid[j] != fid[depth - 1];
+		key = KTAU_KEY(ctx, 0, fid[depth - 1]);
+		slot = ktau_index_find(&v->flat_index, v->flat, key);
+		if (v->flat_index.slot[slot]) {
+			e = &v->flat[v->flat_index.slot[slot] - 1];
+		} else {
+			e = &v->flat[v->nr_flat++];
+			v->flat_index.slot[slot] = v->nr_flat;
+			e->key = key;
+			e->calls = 0;
+			e->incl = 0;
+			e->excl = 0;
+		}
+		e->calls += r->calls;
+		e->excl += r->excl;
+		if (outermost)
+			e->incl += r->incl;
+		if (!(i % 64))
+			cond_resched();
+	}
+	/*
+	 * A recursive routine's inner calls add exclusive time only, which
+	 * its outer call's inclusive time covers, unless a control change
+	 * discarded that outer call after an inner one completed.
+	 */
+	for (i = 0; i < v->nr_flat; i++) {
+		e = &v->flat[i];
+		e->excl = min(e->excl, e->incl);
+	}
+	return 0;
+}
+
+/* Whether @blk has the record of callpath @fid[0..@depth) under @ctx. */
+static bool ktau_block_has_path(const struct ktau_view *v,
+				const struct ktau_block *blk, u32 ctx,
+				const u16 *fid, unsigned int depth)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk), *e = NULL;
+	unsigned int i;
+
+	for (i = 0; i < depth; i++) {
+		e = ktau_view_lookup(v, blk,
+				     i ? ktau_child_key(e - rec + 1, fid[i]) :
+					 KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
+		if (!e)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An open frame's callers must have records, for readers to name its
+ * path by: a frame opened after the table was copied may have a caller
+ * whose record came later too.  Such a frame shows at its next read.
+ */
+static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
+{
+	struct ktau_open_frame *open = v->open + blk->open;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < blk->nr_open; i++) {
+		const struct ktau_open_frame *o = &open[i];
+
+		if (ktau_block_has_path(v, blk, o->ctx, o->fid, o->depth - 1))
+			open[n++] = *o;
+	}
+	blk->nr_open = n;
+}
+
+/**
+ * ktau_view_ready() - ready block @b of @v for printing
+ * @v: the view
+ * @b: the block
+ *
+ * Indexes the block's records (for ktau_view_lookup()), drops its open
+ * frames whose callers have no record and builds its flat profile, in
+ * v->flat[0 .. nr_flat), all in buffers the next block reuses.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ktau_view_ready(struct ktau_view *v, unsigned int b)
+{
+	struct ktau_block *blk = &v->block[b];
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	unsigned int i;
+
+	if (ktau_index_reset(&v->index, blk->nrec))
+		return -ENOMEM;
+	for (i = 0; i < blk->nrec; i++) {
+		if (rec[i].key)
+			v->index.slot[ktau_index_find(&v->index, rec,
+						      rec[i].key)] = i + 1;
+	}
+	ktau_block_trim_open(v, blk);
+	return ktau_view_flatten(v, blk);
+}
+
 /* Forget the blocks (keeping the buffers for the next process). */
 void ktau_view_reset(struct ktau_view *v)
 {
-	unsigned int b;
-
-	for (b = 0; b < v->nr_blocks; b++) {
-		ktau_table_free(v->block[b].recs);
-		ktau_table_free(v->block[b].flat);
-		kvfree(v->block[b].open);
-	}
+	ktau_table_free(v->merged);
+	v->merged = NULL;
 	v->nr_blocks = 0;
+	v->nr_rec = 0;
+	v->nr_open = 0;
+	v->nr_flat = 0;
 }
 
 void ktau_view_free(struct ktau_view *v)
 {
 	ktau_view_reset(v);
 	kvfree(v->block);
-	kvfree(v->copy);
+	kvfree(v->rec);
+	kvfree(v->open);
 	kvfree(v->map);
+	kvfree(v->index.slot);
+	kvfree(v->flat);
+	kvfree(v->flat_index.slot);
 	memset(v, 0, sizeof(*v));
 }
