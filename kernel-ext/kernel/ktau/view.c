@@ -63,6 +63,7 @@ static struct ktau_block *ktau_block_new(struct ktau_view *v,
 	blk->kind = kind;
 	blk->pid = pid;
 	blk->comm[0] = '-';
+	blk->comm_len = 1;
 	blk->rec = v->nr_rec;
 	blk->open = v->nr_open;
 	return blk;
@@ -76,11 +77,15 @@ static void ktau_block_set_comm(struct ktau_block *blk,
 
 	get_task_comm(blk->comm, task);
 	for (c = blk->comm; *c; c++) {
-		if (*c <= ' ' || *c == '=' || *c >= 0x7f)
+		/* not in '!'..'~', or '=' */
+		if ((u8)(*c - '!') > '~' - '!' || *c == '=')
 			*c = '_';
 	}
-	if (!blk->comm[0])
-		strscpy(blk->comm, "-", sizeof(blk->comm));
+	blk->comm_len = c - blk->comm;
+	if (!blk->comm_len) {
+		blk->comm[0] = '-';
+		blk->comm_len = 1;
+	}
 }
 
 /* Room for @n more records after the view's @nr_rec. */
@@ -194,12 +199,6 @@ static int ktau_block_take_merged(struct ktau_view *v, struct ktau_block *blk)
  * stack is read twice and kept only if both reads agree, then cut at
  * the first frame a control change made stale.
  */
-struct ktau_stack_copy {
-	u64 state;
-	u64 root_key;
-	struct ktau_frame frame[KTAU_MAX_DEPTH];
-};
-
 static bool ktau_read_stack(const struct ktau_task *kt,
 			    struct ktau_stack_copy *c)
 {
@@ -234,31 +233,31 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 				  struct task_struct *task, pid_t tid)
 {
 	const struct ktau_task *kt = &task->ktau;
-	struct ktau_stack_copy c;
+	struct ktau_stack_copy *c = &v->stack;
 	unsigned int i, depth, tries;
-	u64 now, incl[KTAU_MAX_DEPTH];
+	u64 now, *incl = c->incl;
 	u32 gen;
 
 	if (test_bit(KTAU_TASK_DEAD, &kt->flags) || is_idle_task(task))
 		return 0;
 	for (tries = 0; tries < 4; tries++) {
-		if (ktau_read_stack(kt, &c))
+		if (ktau_read_stack(kt, c))
 			break;
 		cpu_relax();
 	}
 	if (tries == 4)
 		return 0;
 	now = ktau_arch_now();
-	depth = min_t(u32, (u32)c.state, KTAU_MAX_DEPTH);
-	gen = c.state >> 32;
+	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
+	gen = c->state >> 32;
 	for (i = 0; i < depth; i++) {
-		u64 key = i ? c.frame[i].key : c.root_key;
+		u64 key = i ? c->frame[i].key : c->root_key;
 		int group = ktau_fid_group(KTAU_KEY_FID(key));
 
 		if (group < 0 || !(u16)key ||
 		    ktau_gen_after(READ_ONCE(ktau_group_gen[group]), gen))
 			break;
-		incl[i] = ktau_elapsed(c.frame[i].start, now);
+		incl[i] = ktau_elapsed(c->frame[i].start, now);
 	}
 	depth = i;
 	if (ktau_grow_array((void **)&v->open, &v->max_open,
@@ -269,12 +268,12 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 		unsigned int j;
 
 		o->tid = tid;
-		o->ctx = KTAU_KEY_CTX(c.root_key);
+		o->ctx = KTAU_KEY_CTX(c->root_key);
 		o->depth = i + 1;
 		for (j = 0; j <= i; j++)
-			o->fid[j] = KTAU_KEY_FID(j ? c.frame[j].key : c.root_key);
+			o->fid[j] = KTAU_KEY_FID(j ? c->frame[j].key : c->root_key);
 		o->incl = incl[i];
-		o->excl = ktau_excl(incl[i], c.frame[i].child +
+		o->excl = ktau_excl(incl[i], c->frame[i].child +
 				    (i + 1 < depth ? incl[i + 1] : 0));
 	}
 	blk->nr_open += depth;
@@ -380,6 +379,43 @@ static int ktau_collect_threads(struct task_struct *leader,
 }
 
 /*
+ * Room for the blocks, records and open frames of @n threads' blocks, as
+ * their tables and stacks are now, so that the view's arrays do not grow
+ * (and copy what they hold) thread by thread.  Only a hint: a table that
+ * grows meanwhile makes room for itself when it is copied.
+ */
+static int ktau_view_reserve_threads(struct ktau_view *v,
+				     struct task_struct **threads,
+				     unsigned int n)
+{
+	const struct ktau_table *t;
+	u64 recs = 0, frames = 0;
+	unsigned int i;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		t = rcu_dereference(threads[i]->ktau.table);
+		recs += t ? READ_ONCE(t->nrec) : 0;
+		frames += min_t(u32, (u32)READ_ONCE(threads[i]->ktau.state),
+				KTAU_MAX_DEPTH);
+	}
+	rcu_read_unlock();
+	/* room for some growth, and for the exited and children totals */
+	recs += recs / 8 + 64;
+	if (recs > U32_MAX - v->nr_rec || frames > U32_MAX - v->nr_open ||
+	    n > U32_MAX - 3 - v->nr_blocks)
+		return 0;
+	if (ktau_view_reserve(v, recs) ||
+	    ktau_grow_array((void **)&v->open, &v->max_open,
+			    v->nr_open + frames, v->nr_open, sizeof(*v->open)) ||
+	    ktau_grow_array((void **)&v->block, &v->max_blocks,
+			    v->nr_blocks + n + 3, v->nr_blocks,
+			    sizeof(*v->block)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
  * @leader's process: one process block (live threads and exited ones)
  * or, @per_thread, a block per live thread and one for the exited ones;
  * then the children block.  Under the process's ktau mutex, which exits
@@ -398,6 +434,11 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 	ret = ktau_collect_threads(leader, &threads, &n);
 	if (ret)
 		return ret;
+	if (per_thread) {
+		ret = ktau_view_reserve_threads(v, threads, n);
+		if (ret)
+			goto put;
+	}
 	mutex_lock(&ks->lock);
 	if (!per_thread) {
 		blk = ktau_block_new(v, KTAU_BLOCK_PROCESS, pid);
@@ -439,6 +480,7 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		ret = ktau_view_total(v, ks, KTAU_BLOCK_CHILDREN, pid);
 out:
 	mutex_unlock(&ks->lock);
+put:
 	for (i = 0; i < n; i++)
 		put_task_struct(threads[i]);
 	kvfree(threads);
@@ -446,6 +488,12 @@ out:
 }
 
 /* ---- readying a block for printing ------------------------------------ */
+
+/*
+ * Up to this many records are searched, not indexed: most threads have
+ * a handful, for which clearing an index takes longer.
+ */
+#define KTAU_VIEW_SEARCH	16
 
 /* An index with room for @n ids, empty. */
 static int ktau_index_reset(struct ktau_index *ix, unsigned int n)
@@ -484,9 +532,44 @@ const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
 					  u64 key)
 {
 	const struct ktau_entry *rec = ktau_block_recs(v, blk);
-	unsigned int id = v->index.slot[ktau_index_find(&v->index, rec, key)];
+	unsigned int i, id;
 
+	if (blk->nrec <= KTAU_VIEW_SEARCH) {
+		for (i = 0; i < blk->nrec; i++) {
+			if (rec[i].key == key)
+				return &rec[i];
+		}
+		return NULL;
+	}
+	id = v->index.slot[ktau_index_find(&v->index, rec, key)];
 	return id ? &rec[id - 1] : NULL;
+}
+
+/* The flat profile's entry of @key, added (zeroed) if new. */
+static struct ktau_entry *ktau_flat_get(struct ktau_view *v, u64 key,
+					bool search)
+{
+	unsigned int i, slot = 0;
+	struct ktau_entry *e;
+
+	if (search) {
+		for (i = 0; i < v->nr_flat; i++) {
+			if (v->flat[i].key == key)
+				return &v->flat[i];
+		}
+	} else {
+		slot = ktau_index_find(&v->flat_index, v->flat, key);
+		if (v->flat_index.slot[slot])
+			return &v->flat[v->flat_index.slot[slot] - 1];
+	}
+	e = &v->flat[v->nr_flat++];
+	if (!search)
+		v->flat_index.slot[slot] = v->nr_flat;
+	e->key = key;
+	e->calls = 0;
+	e->incl = 0;
+	e->excl = 0;
+	return e;
 }
 
 unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
@@ -507,48 +590,51 @@ unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
 	return n;
 }
 
-/* The flat profile: per (ctx, fid), sums over the paths ending in fid. */
+/*
+ * The flat profile: per (ctx, fid), sums over the paths ending in fid;
+ * and the count of event records.
+ */
 static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
 {
 	const struct ktau_entry *rec = ktau_block_recs(v, blk);
-	unsigned int i, depth, j, slot;
-	u16 fid[KTAU_MAX_DEPTH];
+	bool outermost, search = blk->nrec <= KTAU_VIEW_SEARCH;
+	unsigned int i, depth, fid, id;
 	struct ktau_entry *e;
-	bool outermost;
 	u64 key;
-	u32 ctx;
 
 	v->nr_flat = 0;
+	v->nr_event = 0;
 	if (ktau_grow_array((void **)&v->flat, &v->max_flat, blk->nrec, 0,
-			    sizeof(*v->flat)) ||
-	    ktau_index_reset(&v->flat_index, blk->nrec))
+			    sizeof(*v->flat)))
+		return -ENOMEM;
+	if (!search && ktau_index_reset(&v->flat_index, blk->nrec))
 		return -ENOMEM;
 	for (i = 0; i < blk->nrec; i++) {
 		const struct ktau_entry *r = &rec[i];
 
-		if (!r->key || ktau_key_is_event(r->key) || !r->calls)
+		if (ktau_key_is_event(r->key)) {
+			v->nr_event++;
 			continue;
-		depth = ktau_view_path(rec, blk->nrec, i + 1, fid, &ctx);
-		outermost = true;
-		for (j = 0; j + 1 < depth; j++)
-			outermost &= fid[j] != fid[depth - 1];
-		key = KTAU_KEY(ctx, 0, fid[depth - 1]);
-		slot = ktau_index_find(&v->flat_index, v->flat, key);
-		if (v->flat_index.slot[slot]) {
-			e = &v->flat[v->flat_index.slot[slot] - 1];
-		} else {
-			e = &v->flat[v->nr_flat++];
-			v->flat_index.slot[slot] = v->nr_flat;
-			e->key = key;
-			e->calls = 0;
-			e->incl = 0;
-			e->excl = 0;
 		}
+		if (!r->key || !r->calls)
+			continue;
+		/* its callers, as ktau_view_path() finds them */
+		key = r->key;
+		fid = KTAU_KEY_FID(key);
+		outermost = true;
+		for (depth = 1; depth < KTAU_MAX_DEPTH; depth++) {
+			id = KTAU_KEY_PARENT(key);
+			if (!id || id > blk->nrec)
+				break;
+			key = rec[id - 1].key;
+			outermost &= KTAU_KEY_FID(key) != fid;
+		}
+		e = ktau_flat_get(v, KTAU_KEY(KTAU_KEY_CTX(key), 0, fid), search);
 		e->calls += r->calls;
 		e->excl += r->excl;
 		if (outermost)
 			e->incl += r->incl;
-		if (!(i % 64))
+		if (i % 64 == 63)
 			cond_resched();
 	}
 	/*
@@ -605,9 +691,10 @@ static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
  * @v: the view
  * @b: the block
  *
- * Indexes the block's records (for ktau_view_lookup()), drops its open
- * frames whose callers have no record and builds its flat profile, in
- * v->flat[0 .. nr_flat), all in buffers the next block reuses.
+ * Indexes the block's records (for ktau_view_lookup()), counts its event
+ * records, drops its open frames whose callers have no record and builds
+ * its flat profile, in v->flat[0 .. nr_flat), all in buffers the next
+ * block reuses.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -617,12 +704,14 @@ int ktau_view_ready(struct ktau_view *v, unsigned int b)
 	const struct ktau_entry *rec = ktau_block_recs(v, blk);
 	unsigned int i;
 
-	if (ktau_index_reset(&v->index, blk->nrec))
-		return -ENOMEM;
-	for (i = 0; i < blk->nrec; i++) {
-		if (rec[i].key)
-			v->index.slot[ktau_index_find(&v->index, rec,
-						      rec[i].key)] = i + 1;
+	if (blk->nrec > KTAU_VIEW_SEARCH) {
+		if (ktau_index_reset(&v->index, blk->nrec))
+			return -ENOMEM;
+		for (i = 0; i < blk->nrec; i++) {
+			if (rec[i].key)
+				v->index.slot[ktau_index_find(&v->index, rec,
+							      rec[i].key)] = i + 1;
+		}
 	}
 	ktau_block_trim_open(v, blk);
 	return ktau_view_flatten(v, blk);
@@ -637,6 +726,7 @@ void ktau_view_reset(struct ktau_view *v)
 	v->nr_rec = 0;
 	v->nr_open = 0;
 	v->nr_flat = 0;
+	v->nr_event = 0;
 }
 
 void ktau_view_free(struct ktau_view *v)

@@ -45,10 +45,22 @@ struct ktau_block {
 	unsigned int private_processes;
 	u64 dropped;
 	char comm[TASK_COMM_LEN];
+	unsigned int comm_len;
 	unsigned int rec;		/* its records: view rec[rec, rec + nrec) */
 	unsigned int nrec;
 	unsigned int open;		/* its open frames: view open[open, ...) */
 	unsigned int nr_open;
+};
+
+/*
+ * The frames open in a task, read from another CPU while it runs (in the
+ * view: a copy on the stack would be cleared at each call).
+ */
+struct ktau_stack_copy {
+	u64 state;
+	u64 root_key;
+	struct ktau_frame frame[KTAU_MAX_DEPTH];
+	u64 incl[KTAU_MAX_DEPTH];
 };
 
 /* An open-addressing index of the ids (1-based) of some records. */
@@ -69,14 +81,19 @@ struct ktau_view {
 	unsigned int nr_open;
 	unsigned int max_open;
 	struct ktau_table *merged;	/* a process block being folded */
+	struct ktau_stack_copy stack;
 	u16 *map;			/* ktau_fold()'s id translation */
 	unsigned int max_map;
-	/* the block ktau_view_ready() readied: its index and flat profile */
+	/*
+	 * The block ktau_view_ready() readied: its index (none for a few
+	 * records: they are searched), flat profile and event records.
+	 */
 	struct ktau_index index;
 	struct ktau_entry *flat;	/* per (ctx, fid) sums of its paths */
 	unsigned int nr_flat;
 	unsigned int max_flat;
 	struct ktau_index flat_index;
+	unsigned int nr_event;
 };
 
 int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
