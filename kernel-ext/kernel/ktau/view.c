@@ -162,6 +162,8 @@ static void ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
 			blk->dropped += rec[i].calls;
 			rec[i].key = 0;
 		}
+		if (i % 64 == 63)
+			cond_resched();
 	}
 }
 
@@ -682,6 +684,8 @@ static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
 
 		if (ktau_block_has_path(v, blk, o->ctx, o->fid, o->depth - 1))
 			open[n++] = *o;
+		if (i % 64 == 63)
+			cond_resched();
 	}
 	blk->nr_open = n;
 }
@@ -711,6 +715,8 @@ int ktau_view_ready(struct ktau_view *v, unsigned int b)
 			if (rec[i].key)
 				v->index.slot[ktau_index_find(&v->index, rec,
 							      rec[i].key)] = i + 1;
+			if (i % 64 == 63)
+				cond_resched();
 		}
 	}
 	ktau_block_trim_open(v, blk);
