@@ -9,6 +9,8 @@
 #           a kprobe, the function profiler, strace -c -f, perf trace -s
 #   quick   either kernel: the per-call rows alone (nokt, or off/on/ctx),
 #           in a minute, for working on the hooks (scripts/bench.sh --quick)
+#   read    the ktau kernel: the profile reads alone, with 1 000 and 10 000
+#           tasks (scripts/bench.sh --role read)
 # Every result is a line "BENCH KEY VALUE" on the console (scripts/bench.sh
 # collects them); "BENCH KEY.unavailable REASON" says why one is missing.
 B=/bench
@@ -46,6 +48,12 @@ ktau_rows() {	# off, on, all, ctx, ctxgone
 	control 'enable all'
 }
 
+profile_reads() {	# /proc/ktau/profile read whole with 1 000 and 10 000 tasks
+	# the default limit of a 1 GiB guest is about 8 000 threads
+	echo 30000 >/proc/sys/kernel/threads-max
+	$B/profile_read 1000 10000
+}
+
 tracefs=/sys/kernel/tracing
 tracer() {	# tracer LABEL FILE ON OFF: syscost with FILE holding ON, then OFF
 	if [ -w "$tracefs/$2" ]; then
@@ -72,9 +80,10 @@ ktau)
 	ktau_rows
 	$B/user_timer
 	$B/task_memory
-	# the default limit of a 1 GiB guest is about 8 000 threads
-	echo 30000 >/proc/sys/kernel/threads-max
-	$B/profile_read 1000 10000
+	profile_reads
+	;;
+read)
+	profile_reads
 	;;
 trace)
 	control 'disable all'
@@ -105,7 +114,7 @@ trace)
 	echo "BENCH bpftrace.unavailable bpftrace needs BTF (CONFIG_DEBUG_INFO_BTF, pahole) and a much bigger kernel than this tinyconfig one"
 	;;
 *)
-	echo "BENCH role.unavailable unknown ktaubench '$role' (nokt, ktau, trace)"
+	echo "BENCH role.unavailable unknown ktaubench '$role' (nokt, ktau, trace, quick, read)"
 	exit 1
 	;;
 esac

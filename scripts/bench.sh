@@ -20,6 +20,11 @@
 # bench-nokt and qemu kernels, printed raw with the differences: a few
 # minutes, for work on the hooks.
 #
+# --role ROLE: only the guest run of ROLE (bench/guest-bench.sh: nokt,
+# ktau, trace, quick, or read: the /proc/ktau/profile reads alone), on the
+# one kernel it needs (bench-nokt for nokt, bench-trace for trace, qemu
+# for the others), its raw BENCH lines printed: for work on one part.
+#
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
 # nproc), BENCH_TIMEOUT (seconds per guest run, default 1200).  Logs and
 # the guests' raw BENCH lines are kept in BUILD/bench/.
@@ -34,14 +39,26 @@ root=$out/rootfs
 initrd=$out/initramfs.cpio.gz
 mkdir -p "$out"
 quick=
+role_only=
+usage() { printf 'usage: scripts/bench.sh [--quick | --role ROLE]\n' >&2; exit 2; }
 case ${1:-} in
 --quick) quick=1 ;;
+--role)
+	role_only=${2:-}
+	case $role_only in nokt | ktau | trace | quick | read) ;; *) usage ;; esac
+	;;
 '') ;;
-*) printf 'usage: scripts/bench.sh [--quick]\n' >&2; exit 2 ;;
+*) usage ;;
 esac
 kernels="bench-nokt qemu bench-trace"
 roles="nokt ktau trace"
 [ -z "$quick" ] || { kernels="bench-nokt qemu"; roles="nokt ktau"; }
+case $role_only in
+'') ;;
+nokt) kernels=bench-nokt; roles=nokt ;;
+trace) kernels=bench-trace; roles=trace ;;
+*) kernels=qemu; roles=$role_only ;;
+esac
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -56,7 +73,8 @@ for k in $kernels; do
 	JOBS=$JOBS BUILD=$BUILD "$top/scripts/build-kernel.sh" "$k" >"$out/kernel-$k.log" 2>&1 ||
 		die "building kernel $k failed: $(tail -n 3 "$out/kernel-$k.log")"
 done
-grep -q '^CONFIG_KTAU=y' "$BUILD/kernel-bench-nokt/.config" &&
+[ ! -e "$BUILD/kernel-bench-nokt/.config" ] ||
+	! grep -q '^CONFIG_KTAU=y' "$BUILD/kernel-bench-nokt/.config" ||
 	die "kernel bench-nokt has CONFIG_KTAU=y (tests/configs/bench-nokt.config)"
 
 # The guest root: the programs, and the tracers with what they load.
@@ -71,8 +89,8 @@ EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
 for role in $roles; do
 	case $role in
 	nokt) kernel=$BUILD/bzImage-bench-nokt ;;
-	ktau) kernel=$BUILD/bzImage-qemu ;;
 	trace) kernel=$BUILD/bzImage-bench-trace ;;
+	*) kernel=$BUILD/bzImage-qemu ;;
 	esac
 	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
 	QEMU_SMP=1 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" \
@@ -83,6 +101,10 @@ for role in $roles; do
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"
 done
 
+if [ -n "$role_only" ]; then
+	cat "$out/bench-$role_only.txt"
+	exit 0
+fi
 if [ -n "$quick" ]; then
 	awk '$2 ~ /^nokt\./ { split($2, k, "."); base[k[2]] = $3 }
 	     $2 ~ /^(off|on|all|ctx|ctxgone)\./ { split($2, k, ".");

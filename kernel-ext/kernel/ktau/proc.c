@@ -5,7 +5,8 @@
  * format of docs/proc-format.md.
  *
  * A profile file is a seq_file iterator over the lines of a view (see
- * view.c): built when the file is read from its start, per process for
+ * view.c), up to KTAU_RECORD_LINES lines of a block to a record: built
+ * when the file is read from its start, per process for
  * /proc/ktau/profile as the reader goes, and handed out at most 64 KiB
  * per read(), so no read keeps a CPU or a lock for long however large the
  * profile is, and nothing is built twice.
@@ -18,6 +19,7 @@
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/unaligned.h>
 #include <asm/tsc.h>
 
 #include "view.h"
@@ -25,6 +27,13 @@
 #define KTAU_FORMAT_VERSION	2
 /* The most one read() of a profile file returns. */
 #define KTAU_READ_CHUNK		SZ_64K
+/*
+ * The lines of a block one seq_file record holds at most: a thread's
+ * few lines are one record, not a step of the iterator per line, and a
+ * record stays far smaller than the buffer (lines are shorter than 256
+ * bytes: names are at most KTAU_NAME_MAX bytes).
+ */
+#define KTAU_RECORD_LINES	64
 
 enum ktau_scope {
 	KTAU_SCOPE_THREAD,
@@ -38,12 +47,16 @@ static const char *const ktau_scope_names[] = {
 	[KTAU_SCOPE_SYSTEM]	= "system",
 };
 
+/* The start of a block's first line, and its length (ktau_proc_init()) */
 static const char *const ktau_block_kinds[] = {
-	[KTAU_BLOCK_THREAD]	= "thread",
-	[KTAU_BLOCK_PROCESS]	= "process",
-	[KTAU_BLOCK_EXITED]	= "exited",
-	[KTAU_BLOCK_CHILDREN]	= "children",
+	[KTAU_BLOCK_THREAD]	= "task kind=thread",
+	[KTAU_BLOCK_PROCESS]	= "task kind=process",
+	[KTAU_BLOCK_EXITED]	= "task kind=exited",
+	[KTAU_BLOCK_CHILDREN]	= "task kind=children",
 };
+
+static unsigned int ktau_block_kind_len[ARRAY_SIZE(ktau_block_kinds)]
+	__ro_after_init;
 
 /* Where the iterator is: the lines of a block, in this order. */
 enum ktau_section {
@@ -53,6 +66,21 @@ enum ktau_section {
 	KTAU_SEC_EVENT,
 	KTAU_SEC_OPEN,
 	KTAU_NR_SECTIONS,
+};
+
+/* A function id's name and group (registered ids never change). */
+struct ktau_fid_seen {
+	const char *name;		/* NULL: not looked up yet */
+	u16 name_len;
+	u8 group;			/* KTAU_NR_GROUPS: none */
+};
+
+/* A line's function: its name and group, with their lengths. */
+struct ktau_fid_names {
+	const char *name;
+	const char *group;
+	unsigned int name_len;
+	unsigned int group_len;
 };
 
 enum ktau_stage {
@@ -68,12 +96,21 @@ struct ktau_reader {
 	struct pid *pid;		/* thread and process scopes */
 	int next_tgid;			/* system scope: the walk goes on here */
 	struct ktau_view view;
-	loff_t pos;			/* the line the cursor is at */
+	loff_t pos;			/* the record the cursor is at */
 	enum ktau_stage stage;
 	unsigned int block;
 	enum ktau_section section;
 	unsigned int index;
+	unsigned int ready;		/* the block readied, + 1; 0: none */
 	bool built;
+	/* what the lines need of each fid and group, looked up once */
+	struct ktau_fid_seen *fid_seen;
+	unsigned int nr_fid_seen;
+	const char *group_name[KTAU_NR_GROUPS + 1];
+	u8 group_len[KTAU_NR_GROUPS + 1];
+	/* the line being printed (not on the stack, which is cleared) */
+	struct ktau_fid_names names;
+	u16 path[KTAU_MAX_DEPTH];
 };
 
 /* ---- building ---------------------------------------------------------- */
@@ -157,17 +194,19 @@ static int ktau_build_next_process(struct ktau_reader *r, bool *more)
 
 /* ---- the cursor ---------------------------------------------------------- */
 
-static unsigned int ktau_section_size(const struct ktau_block *blk,
-				      enum ktau_section sec)
+static inline unsigned int ktau_section_size(const struct ktau_reader *r,
+					     const struct ktau_block *blk,
+					     enum ktau_section sec)
 {
 	switch (sec) {
 	case KTAU_SEC_TASK:
 		return 1;
 	case KTAU_SEC_FUNC:
-		return blk->flat ? blk->flat->nrec : 0;
+		return r->view.nr_flat;
 	case KTAU_SEC_PATH:
+		return blk->nrec;
 	case KTAU_SEC_EVENT:
-		return blk->recs ? blk->recs->nrec : 0;
+		return r->view.nr_event ? blk->nrec : 0;
 	case KTAU_SEC_OPEN:
 		return blk->nr_open;
 	default:
@@ -183,6 +222,7 @@ static void ktau_cursor_reset(struct ktau_reader *r)
 	r->block = 0;
 	r->section = KTAU_SEC_TASK;
 	r->index = 0;
+	r->ready = 0;
 	r->next_tgid = 1;
 	r->built = false;
 }
@@ -200,11 +240,20 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 		if (r->block < r->view.nr_blocks) {
 			const struct ktau_block *blk = &r->view.block[r->block];
 
-			if (r->index < ktau_section_size(blk, r->section))
-				return 0;
-			r->index = 0;
-			if (++r->section < KTAU_NR_SECTIONS)
+			if (r->ready != r->block + 1) {
+				ret = ktau_view_ready(&r->view, r->block);
+				if (ret)
+					return ret;
+				r->ready = r->block + 1;
+			}
+			if (r->section < KTAU_NR_SECTIONS) {
+				if (r->index < ktau_section_size(r, blk,
+								 r->section))
+					return 0;
+				r->index = 0;
+				r->section++;
 				continue;
+			}
 			r->section = KTAU_SEC_TASK;
 			r->block++;
 			continue;
@@ -215,6 +264,7 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 		}
 		ktau_view_reset(&r->view);
 		r->block = 0;
+		r->ready = 0;
 		ret = ktau_build_next_process(r, &more);
 		if (ret)
 			return ret;
@@ -224,14 +274,44 @@ static int ktau_cursor_settle(struct ktau_reader *r)
 	return 0;
 }
 
+static void ktau_print_line(struct seq_file *m, struct ktau_reader *r,
+			    const struct ktau_block *blk,
+			    enum ktau_section sec, unsigned int i);
+
+/*
+ * Step over the lines of the cursor's block from (*@sec, *@index), at
+ * most KTAU_RECORD_LINES of them, printing them to @m if not NULL: one
+ * seq_file record.  Stops at the next line to print, or with *@sec at
+ * KTAU_NR_SECTIONS at the end of the block.
+ */
+static void ktau_cursor_walk(struct ktau_reader *r, enum ktau_section *sec,
+			     unsigned int *index, struct seq_file *m)
+{
+	const struct ktau_block *blk = &r->view.block[r->block];
+	unsigned int lines = KTAU_RECORD_LINES, size, n, i;
+
+	for (; *sec < KTAU_NR_SECTIONS; (*sec)++, *index = 0) {
+		size = ktau_section_size(r, blk, *sec);
+		n = min(size > *index ? size - *index : 0, lines);
+		for (i = 0; m && i < n; i++)
+			ktau_print_line(m, r, blk, *sec, *index + i);
+		*index += n;
+		lines -= n;
+		if (*index < size)
+			return;
+	}
+}
+
 static int ktau_cursor_next(struct ktau_reader *r)
 {
+	int ret;
+
 	switch (r->stage) {
 	case KTAU_STAGE_HEADER:
 		r->stage = KTAU_STAGE_BLOCKS;
 		break;
 	case KTAU_STAGE_BLOCKS:
-		r->index++;
+		ktau_cursor_walk(r, &r->section, &r->index, NULL);
 		break;
 	case KTAU_STAGE_END:
 		r->stage = KTAU_STAGE_DONE;
@@ -240,7 +320,11 @@ static int ktau_cursor_next(struct ktau_reader *r)
 		return 0;
 	}
 	r->pos++;
-	return ktau_cursor_settle(r);
+	ret = ktau_cursor_settle(r);
+	/* the next read builds again from the start */
+	if (ret)
+		r->built = false;
+	return ret;
 }
 
 static void *ktau_seq_start(struct seq_file *m, loff_t *pos)
@@ -295,106 +379,322 @@ static void ktau_print_header(struct seq_file *m, enum ktau_scope scope)
 	seq_puts(m, "columns open tid ctx fids name group incl_cycles excl_cycles\n");
 }
 
+/*
+ * Lines are written straight into the seq_file buffer, field by field:
+ * neither seq_printf()'s format parsing nor a call and a bounds check
+ * per field, for a system profile has a few lines per task.  A line
+ * starts only with room for its longest form; else it marks the buffer
+ * overflowed, as seq_printf() does, and seq_read() prints its record
+ * again into a bigger buffer or the next read's.
+ */
+#define KTAU_LINE_ROOM		384	/* keywords, 16 numbers, a comm */
+
+static char *ktau_line_start(struct seq_file *m, size_t room)
+{
+	if (m->size - m->count < room) {
+		m->count = m->size;	/* what seq_has_overflowed() tests */
+		return NULL;
+	}
+	return m->buf + m->count;
+}
+
+static void ktau_line_end(struct seq_file *m, char *p)
+{
+	*p++ = '\n';
+	m->count = p - m->buf;
+}
+
+static char *ktau_put_mem(char *p, const char *s, size_t len)
+{
+	memcpy(p, s, len);
+	return p + len;
+}
+
+/* A string literal, whose length is known at build time. */
+#define ktau_put_lit(p, s)	ktau_put_mem(p, s, sizeof(s) - 1)
+
+/* "00", "01", ... "99": two digits at a time (ktau_proc_init() writes them) */
+static u16 ktau_digit_pairs[100] __ro_after_init;
+
+static const u64 ktau_pow10[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL,
+	10000000000000000000ULL,
+};
+
+/* @n >= 10 in decimal, as "%llu" prints it: at most 20 bytes. */
+static char *ktau_put_dec(char *p, u64 n)
+{
+	unsigned int t, d;
+	char *end, *q;
+
+	/* the digits: floor(log10(n)) + 1, from the bit length */
+	t = (fls64(n) * 1233) >> 12;
+	end = p + t + 1 - (n < ktau_pow10[t]);
+	for (q = end; n >= 10000; n /= 10000) {
+		d = n % 10000;
+		q -= 4;
+		put_unaligned(ktau_digit_pairs[d / 100], (u16 *)q);
+		put_unaligned(ktau_digit_pairs[d % 100], (u16 *)(q + 2));
+	}
+	if (n >= 100) {
+		q -= 2;
+		put_unaligned(ktau_digit_pairs[n % 100], (u16 *)q);
+		n /= 100;
+	}
+	if (n >= 10)
+		put_unaligned(ktau_digit_pairs[n], (u16 *)(q - 2));
+	else
+		q[-1] = '0' + n;
+	return end;
+}
+
+/* @sep, then @n: at most 21 bytes; one digit (most counts) inline. */
+static __always_inline char *ktau_put_u64(char *p, char sep, u64 n)
+{
+	*p++ = sep;
+	if (n >= 10)
+		return ktau_put_dec(p, n);
+	*p = '0' + n;
+	return p + 1;
+}
+
+/* pids are never negative: "%d" prints them as "%u" does. */
+static char *ktau_put_pid(char *p, char sep, pid_t pid)
+{
+	return ktau_put_u64(p, sep, (u32)pid);
+}
+
+/* The names of function @fid and its group, with their lengths. */
+static void ktau_names(struct ktau_reader *r, unsigned int fid,
+		       struct ktau_fid_names *n)
+{
+	struct ktau_fid_seen *seen = fid < r->nr_fid_seen ?
+				     &r->fid_seen[fid] : NULL;
+	int group;
+
+	if (seen && seen->name) {
+		n->name = seen->name;
+		n->name_len = seen->name_len;
+		group = seen->group;
+	} else {
+		n->name = ktau_fid_name(fid);
+		n->name_len = strlen(n->name);
+		group = ktau_fid_group(fid);
+		if (group < 0 || group >= KTAU_NR_GROUPS)
+			group = KTAU_NR_GROUPS;
+		if (seen) {
+			seen->name = n->name;
+			seen->name_len = n->name_len;
+			seen->group = group;
+		}
+	}
+	n->group = r->group_name[group];
+	n->group_len = r->group_len[group];
+}
+
+/* " name group" */
+static char *ktau_put_names(char *p, const struct ktau_fid_names *n)
+{
+	*p++ = ' ';
+	p = ktau_put_mem(p, n->name, n->name_len);
+	*p++ = ' ';
+	return ktau_put_mem(p, n->group, n->group_len);
+}
+
 static void ktau_print_task(struct seq_file *m, const struct ktau_block *blk)
 {
-	seq_printf(m, "task kind=%s pid=%d tid=%d comm=%s",
-		   ktau_block_kinds[blk->kind], blk->pid, blk->tid, blk->comm);
+	char *p = ktau_line_start(m, KTAU_LINE_ROOM);
+
+	if (!p)
+		return;
+	p = ktau_put_mem(p, ktau_block_kinds[blk->kind],
+			 ktau_block_kind_len[blk->kind]);
+	p = ktau_put_lit(p, " pid");
+	p = ktau_put_pid(p, '=', blk->pid);
+	p = ktau_put_lit(p, " tid");
+	p = ktau_put_pid(p, '=', blk->tid);
+	p = ktau_put_lit(p, " comm=");
+	p = ktau_put_mem(p, blk->comm, blk->comm_len);
 	switch (blk->kind) {
 	case KTAU_BLOCK_PROCESS:
-		seq_printf(m, " threads=%u exited_threads=%u",
-			   blk->threads, blk->exited_threads);
+		p = ktau_put_lit(p, " threads");
+		p = ktau_put_u64(p, '=', blk->threads);
+		p = ktau_put_lit(p, " exited_threads");
+		p = ktau_put_u64(p, '=', blk->exited_threads);
 		break;
 	case KTAU_BLOCK_EXITED:
-		seq_printf(m, " exited_threads=%u", blk->exited_threads);
+		p = ktau_put_lit(p, " exited_threads");
+		p = ktau_put_u64(p, '=', blk->exited_threads);
 		break;
 	case KTAU_BLOCK_CHILDREN:
-		seq_printf(m, " processes=%u private=%u", blk->processes,
-			   blk->private_processes);
+		p = ktau_put_lit(p, " processes");
+		p = ktau_put_u64(p, '=', blk->processes);
+		p = ktau_put_lit(p, " private");
+		p = ktau_put_u64(p, '=', blk->private_processes);
 		break;
 	default:
 		break;
 	}
-	seq_printf(m, " dropped=%llu\n", blk->dropped);
+	p = ktau_put_lit(p, " dropped");
+	p = ktau_put_u64(p, '=', blk->dropped);
+	ktau_line_end(m, p);
 }
 
-static const char *ktau_fid_group_name(unsigned int fid)
+/* " calls incl excl" of a record. */
+static char *ktau_put_counts(char *p, const struct ktau_entry *e)
 {
-	return ktau_group_name(ktau_fid_group(fid));
+	p = ktau_put_u64(p, ' ', e->calls);
+	p = ktau_put_u64(p, ' ', e->incl);
+	return ktau_put_u64(p, ' ', e->excl);
 }
 
-/* "ctx f1,f2,...,fn name group" of a callpath. */
-static void ktau_print_path(struct seq_file *m, u32 ctx, const u16 *fid,
-			    unsigned int depth)
+/* " ctx f1,f2,...,fn name group" of a callpath, at most 8 fids. */
+static char *ktau_put_path(char *p, u32 ctx, const u16 *fid,
+			   unsigned int depth,
+			   const struct ktau_fid_names *n)
 {
 	unsigned int i;
 
-	seq_printf(m, "%u ", ctx);
+	p = ktau_put_u64(p, ' ', ctx);
 	for (i = 0; i < depth; i++)
-		seq_printf(m, i ? ",%u" : "%u", fid[i]);
-	seq_printf(m, " %s %s", ktau_fid_name(fid[depth - 1]),
-		   ktau_fid_group_name(fid[depth - 1]));
+		p = ktau_put_u64(p, i ? ',' : ' ', fid[i]);
+	return ktau_put_names(p, n);
 }
 
-static int ktau_show_func(struct seq_file *m, const struct ktau_entry *e)
+static void ktau_print_func(struct seq_file *m, struct ktau_reader *r,
+			    const struct ktau_entry *e)
 {
 	unsigned int fid = KTAU_KEY_FID(e->key);
+	struct ktau_fid_names *n = &r->names;
+	char *p;
 
 	if (!e->calls)
-		return SEQ_SKIP;
-	seq_printf(m, "func %u %u %s %s %llu %llu %llu\n", KTAU_KEY_CTX(e->key),
-		   fid, ktau_fid_name(fid), ktau_fid_group_name(fid), e->calls,
-		   e->incl, e->excl);
-	return 0;
+		return;
+	ktau_names(r, fid, n);
+	p = ktau_line_start(m, KTAU_LINE_ROOM + n->name_len + n->group_len);
+	if (!p)
+		return;
+	p = ktau_put_lit(p, "func");
+	p = ktau_put_u64(p, ' ', KTAU_KEY_CTX(e->key));
+	p = ktau_put_u64(p, ' ', fid);
+	p = ktau_put_names(p, n);
+	p = ktau_put_counts(p, e);
+	ktau_line_end(m, p);
 }
 
-static int ktau_show_path(struct seq_file *m, const struct ktau_table *t,
-			  unsigned int i)
+static void ktau_print_callpath(struct seq_file *m, struct ktau_reader *r,
+				const struct ktau_entry *rec,
+				unsigned int nrec, unsigned int i)
 {
-	const struct ktau_entry *e = &t->rec[i];
-	u16 fid[KTAU_MAX_DEPTH];
+	struct ktau_fid_names *n = &r->names;
+	u16 *fid = r->path;
 	unsigned int depth;
+	char *p;
 	u32 ctx;
 
-	if (ktau_key_is_event(e->key))
-		return SEQ_SKIP;
-	depth = ktau_view_path(t, i + 1, fid, &ctx);
-	seq_puts(m, "path ");
-	ktau_print_path(m, ctx, fid, depth);
-	seq_printf(m, " %llu %llu %llu\n", e->calls, e->incl, e->excl);
-	return 0;
+	if (!rec[i].key || ktau_key_is_event(rec[i].key))
+		return;
+	depth = ktau_view_path(rec, nrec, i + 1, fid, &ctx);
+	ktau_names(r, fid[depth - 1], n);
+	p = ktau_line_start(m, KTAU_LINE_ROOM + n->name_len + n->group_len);
+	if (!p)
+		return;
+	p = ktau_put_lit(p, "path");
+	p = ktau_put_path(p, ctx, fid, depth, n);
+	p = ktau_put_counts(p, &rec[i]);
+	ktau_line_end(m, p);
 }
 
 /* An event's sum record, printed with its range record. */
-static int ktau_show_event(struct seq_file *m, const struct ktau_table *t,
-			   unsigned int i)
+static void ktau_print_event(struct seq_file *m, struct ktau_reader *r,
+			     const struct ktau_block *blk, unsigned int i)
 {
-	const struct ktau_entry *sum = &t->rec[i], *range;
+	const struct ktau_entry *sum = &ktau_block_recs(&r->view, blk)[i];
 	unsigned int fid = KTAU_KEY_FID(sum->key);
 	u32 ctx = KTAU_KEY_CTX(sum->key);
+	struct ktau_fid_names *n = &r->names;
+	const struct ktau_entry *range;
+	char *p;
 
-	if (KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM || !sum->calls)
-		return SEQ_SKIP;
-	range = ktau_table_lookup(t, KTAU_KEY(ctx, KTAU_EVENT_RANGE, fid));
+	if (!sum->key || KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM ||
+	    !sum->calls)
+		return;
+	range = ktau_view_lookup(&r->view, blk,
+				 KTAU_KEY(ctx, KTAU_EVENT_RANGE, fid));
 	if (!range || !range->calls)
-		return SEQ_SKIP;
-	seq_printf(m, "event %u %u %s %llu %llu %llu %llu %llu\n", ctx, fid,
-		   ktau_fid_name(fid), sum->calls, range->incl, range->excl,
-		   sum->incl, sum->excl);
-	return 0;
+		return;
+	ktau_names(r, fid, n);
+	p = ktau_line_start(m, KTAU_LINE_ROOM + n->name_len);
+	if (!p)
+		return;
+	p = ktau_put_lit(p, "event");
+	p = ktau_put_u64(p, ' ', ctx);
+	p = ktau_put_u64(p, ' ', fid);
+	*p++ = ' ';
+	p = ktau_put_mem(p, n->name, n->name_len);
+	p = ktau_put_u64(p, ' ', sum->calls);
+	p = ktau_put_u64(p, ' ', range->incl);
+	p = ktau_put_u64(p, ' ', range->excl);
+	p = ktau_put_u64(p, ' ', sum->incl);
+	p = ktau_put_u64(p, ' ', sum->excl);
+	ktau_line_end(m, p);
 }
 
-static int ktau_show_open(struct seq_file *m, const struct ktau_open_frame *o)
+static void ktau_print_open(struct seq_file *m, struct ktau_reader *r,
+			    const struct ktau_open_frame *o)
 {
-	seq_printf(m, "open %d ", o->tid);
-	ktau_print_path(m, o->ctx, o->fid, o->depth);
-	seq_printf(m, " %llu %llu\n", o->incl, o->excl);
-	return 0;
+	struct ktau_fid_names *n = &r->names;
+	char *p;
+
+	ktau_names(r, o->fid[o->depth - 1], n);
+	p = ktau_line_start(m, KTAU_LINE_ROOM + n->name_len + n->group_len);
+	if (!p)
+		return;
+	p = ktau_put_lit(p, "open");
+	p = ktau_put_pid(p, ' ', o->tid);
+	p = ktau_put_path(p, o->ctx, o->fid, o->depth, n);
+	p = ktau_put_u64(p, ' ', o->incl);
+	p = ktau_put_u64(p, ' ', o->excl);
+	ktau_line_end(m, p);
+}
+
+/* Line @i of section @sec of block @blk. */
+static void ktau_print_line(struct seq_file *m, struct ktau_reader *r,
+			    const struct ktau_block *blk,
+			    enum ktau_section sec, unsigned int i)
+{
+	const struct ktau_view *v = &r->view;
+
+	switch (sec) {
+	case KTAU_SEC_TASK:
+		ktau_print_task(m, blk);
+		break;
+	case KTAU_SEC_FUNC:
+		ktau_print_func(m, r, &v->flat[i]);
+		break;
+	case KTAU_SEC_PATH:
+		ktau_print_callpath(m, r, ktau_block_recs(v, blk), blk->nrec, i);
+		break;
+	case KTAU_SEC_EVENT:
+		ktau_print_event(m, r, blk, i);
+		break;
+	case KTAU_SEC_OPEN:
+		ktau_print_open(m, r, &v->open[blk->open + i]);
+		break;
+	default:
+		break;
+	}
 }
 
 static int ktau_seq_show(struct seq_file *m, void *v)
 {
 	struct ktau_reader *r = v;
-	const struct ktau_block *blk;
+	enum ktau_section sec;
+	unsigned int index;
 
 	switch (r->stage) {
 	case KTAU_STAGE_HEADER:
@@ -404,23 +704,10 @@ static int ktau_seq_show(struct seq_file *m, void *v)
 		seq_puts(m, "end\n");
 		return 0;
 	case KTAU_STAGE_BLOCKS:
-		break;
-	default:
-		return SEQ_SKIP;
-	}
-	blk = &r->view.block[r->block];
-	switch (r->section) {
-	case KTAU_SEC_TASK:
-		ktau_print_task(m, blk);
+		sec = r->section;
+		index = r->index;
+		ktau_cursor_walk(r, &sec, &index, m);
 		return 0;
-	case KTAU_SEC_FUNC:
-		return ktau_show_func(m, &blk->flat->rec[r->index]);
-	case KTAU_SEC_PATH:
-		return ktau_show_path(m, blk->recs, r->index);
-	case KTAU_SEC_EVENT:
-		return ktau_show_event(m, blk->recs, r->index);
-	case KTAU_SEC_OPEN:
-		return ktau_show_open(m, &blk->open[r->index]);
 	default:
 		return SEQ_SKIP;
 	}
@@ -437,12 +724,24 @@ static int ktau_reader_open(struct file *file, enum ktau_scope scope,
 			    struct pid_namespace *ns, struct pid *pid)
 {
 	struct ktau_reader *r;
-
 	struct seq_file *m;
+	unsigned int g;
 
 	r = __seq_open_private(file, &ktau_seq_ops, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	for (g = 0; g <= KTAU_NR_GROUPS; g++) {
+		r->group_name[g] = ktau_group_name(g);
+		r->group_len[g] = strlen(r->group_name[g]);
+	}
+	/* the system's lines name few fids many times; without, each looks */
+	if (scope == KTAU_SCOPE_SYSTEM) {
+		r->nr_fid_seen = ktau_nr_fids();
+		r->fid_seen = kvcalloc(r->nr_fid_seen, sizeof(*r->fid_seen),
+				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!r->fid_seen)
+			r->nr_fid_seen = 0;
+	}
 	/*
 	 * A reader of its own profile counts its own read() calls: let one
 	 * read() return a typical profile whole (seq_release() frees it).
@@ -482,6 +781,7 @@ int ktau_proc_release(struct inode *inode, struct file *file)
 	struct ktau_reader *r = m->private;
 
 	ktau_view_free(&r->view);
+	kvfree(r->fid_seen);
 	put_pid(r->pid);
 	put_pid_ns(r->ns);
 	return seq_release_private(inode, file);
@@ -512,7 +812,8 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 		/* Unused syscall numbers are not functions of their own. */
 		if (fid != KTAU_FID_NI_SYSCALL && !strcmp(name, "ni_syscall"))
 			continue;
-		seq_printf(m, "%u %s %s\n", fid, ktau_fid_group_name(fid), name);
+		seq_printf(m, "%u %s %s\n", fid,
+			   ktau_group_name(ktau_fid_group(fid)), name);
 	}
 	seq_puts(m, "end\n");
 	return 0;
@@ -521,6 +822,16 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 int __init ktau_proc_init(void)
 {
 	struct proc_dir_entry *dir;
+	unsigned int i;
+
+	for (i = 0; i < 100; i++) {
+		char *pair = (char *)&ktau_digit_pairs[i];
+
+		pair[0] = '0' + i / 10;
+		pair[1] = '0' + i % 10;
+	}
+	for (i = 0; i < ARRAY_SIZE(ktau_block_kinds); i++)
+		ktau_block_kind_len[i] = strlen(ktau_block_kinds[i]);
 
 	dir = proc_mkdir("ktau", NULL);
 	if (!dir)

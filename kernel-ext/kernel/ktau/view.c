@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KTAU views: copy the profile tables of a set of tasks while they keep
- * running, and merge them into the blocks a /proc file prints.
+ * running, into the blocks a /proc file prints.
  *
- * A live table is copied under RCU, one at a time, into a buffer of the
- * reader's; everything else (merging, summing, allocating) happens
+ * A live table is copied under RCU, one at a time, to the end of the
+ * reader's buffer of records.  A block's records are one table's, in its
+ * order and with its ids, so that a thread's profile or a process total
+ * is printed from its copy as it is; only a process block, which sums
+ * the process's threads, is merged.  The index and the flat profile a
+ * block's lines need are built when the reader reaches the block, in
+ * buffers reused from block to block.  Everything but the copies happens
  * outside RCU, yielding the CPU between tasks and every few dozen
  * records.  A process's live threads and exited total are read under the
  * process's ktau mutex, so a thread exiting meanwhile is counted once:
  * live or folded.  All memory is charged to the reader.
  */
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -18,7 +26,8 @@
 
 #include "view.h"
 
-#define KTAU_VIEW_GFP		GFP_KERNEL_ACCOUNT
+/* A reader that asks too much gets -ENOMEM, and no warning in the log. */
+#define KTAU_VIEW_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /* Room for @need elements of @size in *@array, keeping the first @keep. */
 static int ktau_grow_array(void **array, unsigned int *max, unsigned int need,
@@ -45,24 +54,18 @@ static struct ktau_block *ktau_block_new(struct ktau_view *v,
 {
 	struct ktau_block *blk;
 
-	if (v->nr_blocks == v->max_blocks) {
-		unsigned int n = max(8U, 2 * v->max_blocks);
-		struct ktau_block *bigger;
-
-		bigger = kvmalloc_array(n, sizeof(*bigger), KTAU_VIEW_GFP);
-		if (!bigger)
-			return NULL;
-		if (v->nr_blocks)
-			memcpy(bigger, v->block, v->nr_blocks * sizeof(*bigger));
-		kvfree(v->block);
-		v->block = bigger;
-		v->max_blocks = n;
-	}
+	if (ktau_grow_array((void **)&v->block, &v->max_blocks,
+			    max(8U, v->nr_blocks + 1), v->nr_blocks,
+			    sizeof(*v->block)))
+		return NULL;
 	blk = &v->block[v->nr_blocks++];
 	memset(blk, 0, sizeof(*blk));
 	blk->kind = kind;
 	blk->pid = pid;
-	strscpy(blk->comm, "-", sizeof(blk->comm));
+	blk->comm[0] = '-';
+	blk->comm_len = 1;
+	blk->rec = v->nr_rec;
+	blk->open = v->nr_open;
 	return blk;
 }
 
@@ -74,33 +77,39 @@ static void ktau_block_set_comm(struct ktau_block *blk,
 
 	get_task_comm(blk->comm, task);
 	for (c = blk->comm; *c; c++) {
-		if (*c <= ' ' || *c == '=' || *c >= 0x7f)
+		/* not in '!'..'~', or '=' */
+		if ((u8)(*c - '!') > '~' - '!' || *c == '=')
 			*c = '_';
 	}
-	if (!blk->comm[0])
-		strscpy(blk->comm, "-", sizeof(blk->comm));
+	blk->comm_len = c - blk->comm;
+	if (!blk->comm_len) {
+		blk->comm[0] = '-';
+		blk->comm_len = 1;
+	}
 }
 
-/* Merge @n records of some table (ids 1..@n in order) into @blk. */
-static int ktau_block_fold(struct ktau_view *v, struct ktau_block *blk,
-			   const struct ktau_entry *src, unsigned int n)
+/* Room for @n more records after the view's @nr_rec. */
+static int ktau_view_reserve(struct ktau_view *v, unsigned int n)
 {
-	if (ktau_grow_array((void **)&v->map, &v->max_map, n, 0, sizeof(u16)))
+	unsigned int need;
+
+	if (check_add_overflow(v->nr_rec, n, &need))
 		return -ENOMEM;
-	blk->dropped += ktau_fold(&blk->recs, src, n, v->map,
-				  &ktau_alloc_reader);
-	return 0;
+	return ktau_grow_array((void **)&v->rec, &v->max_rec, need, v->nr_rec,
+			       sizeof(*v->rec));
 }
 
 /*
- * Copy @task's live table into v->copy; returns the records copied or
- * -ENOMEM.  The writer stores inclusive before exclusive time: loading
- * them in the opposite order keeps exclusive <= inclusive.
+ * Copy @task's live table after the view's records (not counted in
+ * @nr_rec yet); returns the records copied or -ENOMEM.  The writer stores
+ * inclusive before exclusive time: loading them in the opposite order
+ * keeps exclusive <= inclusive.
  */
 static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			  u64 *dropped)
 {
 	const struct ktau_table *t;
+	struct ktau_entry *dst;
 	unsigned int i, n;
 
 	for (;;) {
@@ -108,10 +117,9 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 		t = rcu_dereference(task->ktau.table);
 		/* the count before the records it covers */
 		n = t ? smp_load_acquire(&t->nrec) : 0;
-		if (n <= v->max_copy) {
-			for (i = 0; i < n; i++) {
-				struct ktau_entry *dst = &v->copy[i];
-
+		if (n <= v->max_rec - v->nr_rec) {
+			dst = v->rec + v->nr_rec;
+			for (i = 0; i < n; i++, dst++) {
 				dst->key = READ_ONCE(t->rec[i].key);
 				dst->excl = READ_ONCE(t->rec[i].excl);
 				/* excl before incl: ktau_entry_add()'s order */
@@ -124,10 +132,68 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			return n;
 		}
 		rcu_read_unlock();
-		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n, 0,
-				    sizeof(*v->copy)))
+		if (ktau_view_reserve(v, n))
 			return -ENOMEM;
 	}
+}
+
+/*
+ * Give @blk the @n records copied after the view's, dropping those
+ * ktau_fold() would: a callpath whose caller is not a callpath before
+ * it.  Their calls count as dropped.
+ */
+static void ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
+			    unsigned int n)
+{
+	struct ktau_entry *rec = v->rec + v->nr_rec;
+	unsigned int i, parent;
+	u64 key;
+
+	blk->rec = v->nr_rec;
+	blk->nrec = n;
+	v->nr_rec += n;
+	for (i = 0; i < n; i++) {
+		key = rec[i].key;
+		parent = KTAU_KEY_PARENT(key);
+		if (!key || !parent || ktau_key_is_event(key))
+			continue;
+		if (parent > i || !rec[parent - 1].key ||
+		    ktau_key_is_event(rec[parent - 1].key)) {
+			blk->dropped += rec[i].calls;
+			rec[i].key = 0;
+		}
+		if (i % 64 == 63)
+			cond_resched();
+	}
+}
+
+/* Fold @n records of some table (ids 1..@n in order) into v->merged. */
+static int ktau_view_fold(struct ktau_view *v, struct ktau_block *blk,
+			  const struct ktau_entry *src, unsigned int n)
+{
+	if (ktau_grow_array((void **)&v->map, &v->max_map, n, 0, sizeof(u16)))
+		return -ENOMEM;
+	blk->dropped += ktau_fold(&v->merged, src, n, v->map,
+				  &ktau_alloc_reader);
+	return 0;
+}
+
+/* Give @blk the records folded into v->merged. */
+static int ktau_block_take_merged(struct ktau_view *v, struct ktau_block *blk)
+{
+	struct ktau_table *t = v->merged;
+
+	if (!t)
+		return 0;
+	if (ktau_view_reserve(v, t->nrec))
+		return -ENOMEM;
+	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
+	blk->rec = v->nr_rec;
+	blk->nrec = t->nrec;
+	v->nr_rec += t->nrec;
+	v->merged = NULL;
+	ktau_table_free(t);
+	return 0;
 }
 
 /*
@@ -135,12 +201,6 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
  * stack is read twice and kept only if both reads agree, then cut at
  * the first frame a control change made stale.
  */
-struct ktau_stack_copy {
-	u64 state;
-	u64 root_key;
-	struct ktau_frame frame[KTAU_MAX_DEPTH];
-};
-
 static bool ktau_read_stack(const struct ktau_task *kt,
 			    struct ktau_stack_copy *c)
 {
@@ -170,57 +230,59 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 	return true;
 }
 
-static int ktau_block_open_frames(struct ktau_block *blk,
+/* Add the frames open in @task to @blk, the view's last block. */
+static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 				  struct task_struct *task, pid_t tid)
 {
 	const struct ktau_task *kt = &task->ktau;
-	struct ktau_stack_copy c;
+	struct ktau_stack_copy *c = &v->stack;
 	unsigned int i, depth, tries;
-	u64 now, incl[KTAU_MAX_DEPTH];
+	u64 now, *incl = c->incl;
 	u32 gen;
 
 	if (test_bit(KTAU_TASK_DEAD, &kt->flags) || is_idle_task(task))
 		return 0;
 	for (tries = 0; tries < 4; tries++) {
-		if (ktau_read_stack(kt, &c))
+		if (ktau_read_stack(kt, c))
 			break;
 		cpu_relax();
 	}
 	if (tries == 4)
 		return 0;
 	now = ktau_arch_now();
-	depth = min_t(u32, (u32)c.state, KTAU_MAX_DEPTH);
-	gen = c.state >> 32;
+	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
+	gen = c->state >> 32;
 	for (i = 0; i < depth; i++) {
-		u64 key = i ? c.frame[i].key : c.root_key;
+		u64 key = i ? c->frame[i].key : c->root_key;
 		int group = ktau_fid_group(KTAU_KEY_FID(key));
 
 		if (group < 0 || !(u16)key ||
 		    ktau_gen_after(READ_ONCE(ktau_group_gen[group]), gen))
 			break;
-		incl[i] = ktau_elapsed(c.frame[i].start, now);
+		incl[i] = ktau_elapsed(c->frame[i].start, now);
 	}
 	depth = i;
-	if (ktau_grow_array((void **)&blk->open, &blk->max_open,
-			    blk->nr_open + depth, blk->nr_open, sizeof(*blk->open)))
+	if (ktau_grow_array((void **)&v->open, &v->max_open,
+			    v->nr_open + depth, v->nr_open, sizeof(*v->open)))
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
-		struct ktau_open_frame *o = &blk->open[blk->nr_open++];
+		struct ktau_open_frame *o = &v->open[v->nr_open++];
 		unsigned int j;
 
 		o->tid = tid;
-		o->ctx = KTAU_KEY_CTX(c.root_key);
+		o->ctx = KTAU_KEY_CTX(c->root_key);
 		o->depth = i + 1;
 		for (j = 0; j <= i; j++)
-			o->fid[j] = KTAU_KEY_FID(j ? c.frame[j].key : c.root_key);
+			o->fid[j] = KTAU_KEY_FID(j ? c->frame[j].key : c->root_key);
 		o->incl = incl[i];
-		o->excl = ktau_excl(incl[i], c.frame[i].child +
+		o->excl = ktau_excl(incl[i], c->frame[i].child +
 				    (i + 1 < depth ? incl[i + 1] : 0));
 	}
+	blk->nr_open += depth;
 	return 0;
 }
 
-/* Add @task's live table (and its open frames) to @blk. */
+/* Add @task's live table and open frames to the merged process @blk. */
 static int ktau_block_add_task(struct ktau_view *v, struct ktau_block *blk,
 			       struct task_struct *task, pid_t tid)
 {
@@ -228,141 +290,42 @@ static int ktau_block_add_task(struct ktau_view *v, struct ktau_block *blk,
 
 	if (n < 0)
 		return n;
-	if (n && ktau_block_fold(v, blk, v->copy, n))
+	if (n && ktau_view_fold(v, blk, v->rec + v->nr_rec, n))
 		return -ENOMEM;
-	cond_resched();
-	return ktau_block_open_frames(blk, task, tid);
+	return ktau_block_open_frames(v, blk, task, tid);
 }
 
-/* The flat profile: per (ctx, fid), sums over the paths ending in fid. */
-static int ktau_block_flatten(struct ktau_block *blk)
+/* A thread's block: its live table as copied, and its open frames. */
+static int ktau_view_add_thread(struct ktau_view *v, struct task_struct *task,
+				pid_t pid, pid_t tid)
 {
-	const struct ktau_table *t = blk->recs;
-	unsigned int i, depth, j;
-	u16 fid[KTAU_MAX_DEPTH];
-	struct ktau_entry *e;
-	bool outermost;
-	u32 ctx;
+	struct ktau_block *blk = ktau_block_new(v, KTAU_BLOCK_THREAD, pid);
+	int n;
 
-	if (!t)
-		return 0;
-	for (i = 0; i < t->nrec; i++) {
-		const struct ktau_entry *r = &t->rec[i];
-
-		if (ktau_key_is_event(r->key) || !r->calls)
-			continue;
-		depth = ktau_view_path(t, i + 1, fid, &ctx);
-		outermost = true;
-		for (j = 0; j + 1 < depth; j++)
-			outermost &= fid[j] != fid[depth - 1];
-		e = ktau_table_get(&blk->flat, KTAU_KEY(ctx, 0, fid[depth - 1]),
-				   &ktau_alloc_reader);
-		if (!e)
-			return -ENOMEM;
-		e->calls += r->calls;
-		e->excl += r->excl;
-		if (outermost)
-			e->incl += r->incl;
-		if (!(i % 64))
-			cond_resched();
-	}
-	/*
-	 * A recursive routine's inner calls add exclusive time only, which
-	 * its outer call's inclusive time covers, unless a control change
-	 * discarded that outer call after an inner one completed.
-	 */
-	for (i = 0; blk->flat && i < blk->flat->nrec; i++) {
-		e = &blk->flat->rec[i];
-		e->excl = min(e->excl, e->incl);
-	}
-	return 0;
-}
-
-unsigned int ktau_view_path(const struct ktau_table *t, unsigned int id,
-			    u16 fid[KTAU_MAX_DEPTH], u32 *ctx)
-{
-	u16 rev[KTAU_MAX_DEPTH];
-	unsigned int n = 0, i;
-	u64 key = 0;
-
-	while (id && id <= t->nrec && n < KTAU_MAX_DEPTH) {
-		key = t->rec[id - 1].key;
-		rev[n++] = KTAU_KEY_FID(key);
-		id = KTAU_KEY_PARENT(key);
-	}
-	*ctx = KTAU_KEY_CTX(key);
-	for (i = 0; i < n; i++)
-		fid[i] = rev[n - 1 - i];
-	return n;
-}
-
-/* Whether @blk has the record of callpath @fid[0..@depth) under @ctx. */
-static bool ktau_block_has_path(const struct ktau_block *blk, u32 ctx,
-				const u16 *fid, unsigned int depth)
-{
-	const struct ktau_entry *e = NULL;
-	unsigned int i;
-
-	if (!blk->recs)
-		return !depth;
-	for (i = 0; i < depth; i++) {
-		e = ktau_table_lookup(blk->recs,
-				      i ? ktau_child_key(ktau_record_id(blk->recs, e),
-							 fid[i]) :
-					  KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
-		if (!e)
-			return false;
-	}
-	return true;
-}
-
-/*
- * An open frame's callers must have records, for readers to name its
- * path by: a frame opened after the table was copied may have a caller
- * whose record came later too.  Such a frame shows at its next read.
- */
-static void ktau_block_trim_open(struct ktau_block *blk)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < blk->nr_open; i++) {
-		const struct ktau_open_frame *o = &blk->open[i];
-
-		if (ktau_block_has_path(blk, o->ctx, o->fid, o->depth - 1))
-			blk->open[n++] = *o;
-	}
-	blk->nr_open = n;
-}
-
-static int ktau_block_done(struct ktau_block *blk)
-{
-	ktau_block_trim_open(blk);
-	return ktau_block_flatten(blk);
+	if (!blk)
+		return -ENOMEM;
+	blk->tid = tid;
+	ktau_block_set_comm(blk, task);
+	n = ktau_copy_live(v, task, &blk->dropped);
+	if (n < 0)
+		return n;
+	ktau_block_take(v, blk, n);
+	return ktau_block_open_frames(v, blk, task, tid);
 }
 
 int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
 		     struct pid_namespace *ns)
 {
-	struct ktau_block *blk;
-	pid_t tid = task_pid_nr_ns(task, ns);
-	int ret;
-
-	blk = ktau_block_new(v, KTAU_BLOCK_THREAD, task_tgid_nr_ns(task, ns));
-	if (!blk)
-		return -ENOMEM;
-	blk->tid = tid;
-	ktau_block_set_comm(blk, task);
-	ret = ktau_block_add_task(v, blk, task, tid);
-	return ret ? ret : ktau_block_done(blk);
+	return ktau_view_add_thread(v, task, task_tgid_nr_ns(task, ns),
+				    task_pid_nr_ns(task, ns));
 }
 
-/* A process's exited or children total, under its lock. */
+/* A process's exited or children total, under its lock, as it is. */
 static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 			   enum ktau_block_kind kind, pid_t pid)
 {
 	struct ktau_block *blk = ktau_block_new(v, kind, pid);
 	const struct ktau_table *t;
-	int ret;
 
 	if (!blk)
 		return -ENOMEM;
@@ -376,12 +339,13 @@ static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 		blk->dropped = ks->children_dropped;
 		t = ks->children;
 	}
-	if (t) {
-		ret = ktau_block_fold(v, blk, t->rec, t->nrec);
-		if (ret)
-			return ret;
-	}
-	return ktau_block_done(blk);
+	if (!t || !t->nrec)
+		return 0;
+	if (ktau_view_reserve(v, t->nrec))
+		return -ENOMEM;
+	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
+	ktau_block_take(v, blk, t->nrec);
+	return 0;
 }
 
 /* References to the threads of @leader's process, live or not. */
@@ -417,6 +381,43 @@ static int ktau_collect_threads(struct task_struct *leader,
 }
 
 /*
+ * Room for the blocks, records and open frames of @n threads' blocks, as
+ * their tables and stacks are now, so that the view's arrays do not grow
+ * (and copy what they hold) thread by thread.  Only a hint: a table that
+ * grows meanwhile makes room for itself when it is copied.
+ */
+static int ktau_view_reserve_threads(struct ktau_view *v,
+				     struct task_struct **threads,
+				     unsigned int n)
+{
+	const struct ktau_table *t;
+	u64 recs = 0, frames = 0;
+	unsigned int i;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		t = rcu_dereference(threads[i]->ktau.table);
+		recs += t ? READ_ONCE(t->nrec) : 0;
+		frames += min_t(u32, (u32)READ_ONCE(threads[i]->ktau.state),
+				KTAU_MAX_DEPTH);
+	}
+	rcu_read_unlock();
+	/* room for some growth, and for the exited and children totals */
+	recs += recs / 8 + 64;
+	if (recs > U32_MAX - v->nr_rec || frames > U32_MAX - v->nr_open ||
+	    n > U32_MAX - 3 - v->nr_blocks)
+		return 0;
+	if (ktau_view_reserve(v, recs) ||
+	    ktau_grow_array((void **)&v->open, &v->max_open,
+			    v->nr_open + frames, v->nr_open, sizeof(*v->open)) ||
+	    ktau_grow_array((void **)&v->block, &v->max_blocks,
+			    v->nr_blocks + n + 3, v->nr_blocks,
+			    sizeof(*v->block)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
  * @leader's process: one process block (live threads and exited ones)
  * or, @per_thread, a block per live thread and one for the exited ones;
  * then the children block.  Under the process's ktau mutex, which exits
@@ -435,6 +436,11 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 	ret = ktau_collect_threads(leader, &threads, &n);
 	if (ret)
 		return ret;
+	if (per_thread) {
+		ret = ktau_view_reserve_threads(v, threads, n);
+		if (ret)
+			goto put;
+	}
 	mutex_lock(&ks->lock);
 	if (!per_thread) {
 		blk = ktau_block_new(v, KTAU_BLOCK_PROCESS, pid);
@@ -452,11 +458,12 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		if (test_bit(KTAU_TASK_DEAD, &t->ktau.flags) || !tid)
 			continue;
 		if (per_thread) {
-			ret = ktau_view_thread(v, t, ns);
-			continue;
+			ret = ktau_view_add_thread(v, t, pid, tid);
+		} else {
+			blk->threads++;
+			ret = ktau_block_add_task(v, blk, t, tid);
 		}
-		blk->threads++;
-		ret = ktau_block_add_task(v, blk, t, tid);
+		cond_resched();
 	}
 	if (ret)
 		goto out;
@@ -466,39 +473,277 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		blk->exited_threads = ks->exited_threads;
 		blk->dropped += ks->exited_dropped;
 		if (ks->exited)
-			ret = ktau_block_fold(v, blk, ks->exited->rec,
-					      ks->exited->nrec);
+			ret = ktau_view_fold(v, blk, ks->exited->rec,
+					     ks->exited->nrec);
 		if (!ret)
-			ret = ktau_block_done(blk);
+			ret = ktau_block_take_merged(v, blk);
 	}
 	if (!ret)
 		ret = ktau_view_total(v, ks, KTAU_BLOCK_CHILDREN, pid);
 out:
 	mutex_unlock(&ks->lock);
+put:
 	for (i = 0; i < n; i++)
 		put_task_struct(threads[i]);
 	kvfree(threads);
 	return ret;
 }
 
+/* ---- readying a block for printing ------------------------------------ */
+
+/*
+ * Up to this many records are searched, not indexed: most threads have
+ * a handful, for which clearing an index takes longer.
+ */
+#define KTAU_VIEW_SEARCH	16
+
+/* An index with room for @n ids, empty. */
+static int ktau_index_reset(struct ktau_index *ix, unsigned int n)
+{
+	/* at most 2/3 full keeps linear probing short */
+	unsigned int bits = max(order_base_2(n + n / 2 + 1), 3);
+
+	if (ktau_grow_array((void **)&ix->slot, &ix->max, 1U << bits, 0,
+			    sizeof(*ix->slot)))
+		return -ENOMEM;
+	ix->bits = bits;
+	memset(ix->slot, 0, sizeof(*ix->slot) << bits);
+	return 0;
+}
+
+/*
+ * The slot of @key in @ix, an index of records @rec: where its id is, or
+ * the empty slot where it goes.  The index always has an empty slot.
+ */
+static unsigned int ktau_index_find(const struct ktau_index *ix,
+				    const struct ktau_entry *rec, u64 key)
+{
+	unsigned int mask = (1U << ix->bits) - 1;
+	unsigned int i = hash_64(key, ix->bits);
+
+	for (;; i = (i + 1) & mask) {
+		unsigned int id = ix->slot[i];
+
+		if (!id || rec[id - 1].key == key)
+			return i;
+	}
+}
+
+const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
+					  const struct ktau_block *blk,
+					  u64 key)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	unsigned int i, id;
+
+	if (blk->nrec <= KTAU_VIEW_SEARCH) {
+		for (i = 0; i < blk->nrec; i++) {
+			if (rec[i].key == key)
+				return &rec[i];
+		}
+		return NULL;
+	}
+	id = v->index.slot[ktau_index_find(&v->index, rec, key)];
+	return id ? &rec[id - 1] : NULL;
+}
+
+/* The flat profile's entry of @key, added (zeroed) if new. */
+static struct ktau_entry *ktau_flat_get(struct ktau_view *v, u64 key,
+					bool search)
+{
+	unsigned int i, slot = 0;
+	struct ktau_entry *e;
+
+	if (search) {
+		for (i = 0; i < v->nr_flat; i++) {
+			if (v->flat[i].key == key)
+				return &v->flat[i];
+		}
+	} else {
+		slot = ktau_index_find(&v->flat_index, v->flat, key);
+		if (v->flat_index.slot[slot])
+			return &v->flat[v->flat_index.slot[slot] - 1];
+	}
+	e = &v->flat[v->nr_flat++];
+	if (!search)
+		v->flat_index.slot[slot] = v->nr_flat;
+	e->key = key;
+	e->calls = 0;
+	e->incl = 0;
+	e->excl = 0;
+	return e;
+}
+
+unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
+			    unsigned int id, u16 fid[KTAU_MAX_DEPTH], u32 *ctx)
+{
+	u16 rev[KTAU_MAX_DEPTH];
+	unsigned int n = 0, i;
+	u64 key = 0;
+
+	while (id && id <= nrec && n < KTAU_MAX_DEPTH) {
+		key = rec[id - 1].key;
+		rev[n++] = KTAU_KEY_FID(key);
+		id = KTAU_KEY_PARENT(key);
+	}
+	*ctx = KTAU_KEY_CTX(key);
+	for (i = 0; i < n; i++)
+		fid[i] = rev[n - 1 - i];
+	return n;
+}
+
+/*
+ * The flat profile: per (ctx, fid), sums over the paths ending in fid;
+ * and the count of event records.
+ */
+static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	bool outermost, search = blk->nrec <= KTAU_VIEW_SEARCH;
+	unsigned int i, depth, fid, id;
+	struct ktau_entry *e;
+	u64 key;
+
+	v->nr_flat = 0;
+	v->nr_event = 0;
+	if (ktau_grow_array((void **)&v->flat, &v->max_flat, blk->nrec, 0,
+			    sizeof(*v->flat)))
+		return -ENOMEM;
+	if (!search && ktau_index_reset(&v->flat_index, blk->nrec))
+		return -ENOMEM;
+	for (i = 0; i < blk->nrec; i++) {
+		const struct ktau_entry *r = &rec[i];
+
+		if (ktau_key_is_event(r->key)) {
+			v->nr_event++;
+			continue;
+		}
+		if (!r->key || !r->calls)
+			continue;
+		/* its callers, as ktau_view_path() finds them */
+		key = r->key;
+		fid = KTAU_KEY_FID(key);
+		outermost = true;
+		for (depth = 1; depth < KTAU_MAX_DEPTH; depth++) {
+			id = KTAU_KEY_PARENT(key);
+			if (!id || id > blk->nrec)
+				break;
+			key = rec[id - 1].key;
+			outermost &= KTAU_KEY_FID(key) != fid;
+		}
+		e = ktau_flat_get(v, KTAU_KEY(KTAU_KEY_CTX(key), 0, fid), search);
+		e->calls += r->calls;
+		e->excl += r->excl;
+		if (outermost)
+			e->incl += r->incl;
+		if (i % 64 == 63)
+			cond_resched();
+	}
+	/*
+	 * A recursive routine's inner calls add exclusive time only, which
+	 * its outer call's inclusive time covers, unless a control change
+	 * discarded that outer call after an inner one completed.
+	 */
+	for (i = 0; i < v->nr_flat; i++) {
+		e = &v->flat[i];
+		e->excl = min(e->excl, e->incl);
+	}
+	return 0;
+}
+
+/* Whether @blk has the record of callpath @fid[0..@depth) under @ctx. */
+static bool ktau_block_has_path(const struct ktau_view *v,
+				const struct ktau_block *blk, u32 ctx,
+				const u16 *fid, unsigned int depth)
+{
+	const struct ktau_entry *rec = ktau_block_recs(v, blk), *e = NULL;
+	unsigned int i;
+
+	for (i = 0; i < depth; i++) {
+		e = ktau_view_lookup(v, blk,
+				     i ? ktau_child_key(e - rec + 1, fid[i]) :
+					 KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
+		if (!e)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An open frame's callers must have records, for readers to name its
+ * path by: a frame opened after the table was copied may have a caller
+ * whose record came later too.  Such a frame shows at its next read.
+ */
+static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
+{
+	struct ktau_open_frame *open = v->open + blk->open;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < blk->nr_open; i++) {
+		const struct ktau_open_frame *o = &open[i];
+
+		if (ktau_block_has_path(v, blk, o->ctx, o->fid, o->depth - 1))
+			open[n++] = *o;
+		if (i % 64 == 63)
+			cond_resched();
+	}
+	blk->nr_open = n;
+}
+
+/**
+ * ktau_view_ready() - ready block @b of @v for printing
+ * @v: the view
+ * @b: the block
+ *
+ * Indexes the block's records (for ktau_view_lookup()), counts its event
+ * records, drops its open frames whose callers have no record and builds
+ * its flat profile, in v->flat[0 .. nr_flat), all in buffers the next
+ * block reuses.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ktau_view_ready(struct ktau_view *v, unsigned int b)
+{
+	struct ktau_block *blk = &v->block[b];
+	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	unsigned int i;
+
+	if (blk->nrec > KTAU_VIEW_SEARCH) {
+		if (ktau_index_reset(&v->index, blk->nrec))
+			return -ENOMEM;
+		for (i = 0; i < blk->nrec; i++) {
+			if (rec[i].key)
+				v->index.slot[ktau_index_find(&v->index, rec,
+							      rec[i].key)] = i + 1;
+			if (i % 64 == 63)
+				cond_resched();
+		}
+	}
+	ktau_block_trim_open(v, blk);
+	return ktau_view_flatten(v, blk);
+}
+
 /* Forget the blocks (keeping the buffers for the next process). */
 void ktau_view_reset(struct ktau_view *v)
 {
-	unsigned int b;
-
-	for (b = 0; b < v->nr_blocks; b++) {
-		ktau_table_free(v->block[b].recs);
-		ktau_table_free(v->block[b].flat);
-		kvfree(v->block[b].open);
-	}
+	ktau_table_free(v->merged);
+	v->merged = NULL;
 	v->nr_blocks = 0;
+	v->nr_rec = 0;
+	v->nr_open = 0;
+	v->nr_flat = 0;
+	v->nr_event = 0;
 }
 
 void ktau_view_free(struct ktau_view *v)
 {
 	ktau_view_reset(v);
 	kvfree(v->block);
-	kvfree(v->copy);
+	kvfree(v->rec);
+	kvfree(v->open);
 	kvfree(v->map);
+	kvfree(v->index.slot);
+	kvfree(v->flat);
+	kvfree(v->flat_index.slot);
 	memset(v, 0, sizeof(*v));
 }

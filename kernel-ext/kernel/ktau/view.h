@@ -28,6 +28,13 @@ struct ktau_open_frame {
 	u64 excl;
 };
 
+/*
+ * A block's records are those of one table, in its order and with its
+ * ids (a record names its caller by id): a thread's live table or a
+ * process total as copied, or the fold of a process's threads.  A record
+ * whose caller is missing was dropped (its key zeroed, its calls added
+ * to @dropped) when the block was built.
+ */
 struct ktau_block {
 	enum ktau_block_kind kind;
 	pid_t pid;
@@ -38,32 +45,82 @@ struct ktau_block {
 	unsigned int private_processes;
 	u64 dropped;
 	char comm[TASK_COMM_LEN];
-	struct ktau_table *recs;	/* callpaths and events, NULL if none */
-	struct ktau_table *flat;	/* per (ctx, fid) sums, NULL if none */
-	struct ktau_open_frame *open;
+	unsigned int comm_len;
+	unsigned int rec;		/* its records: view rec[rec, rec + nrec) */
+	unsigned int nrec;
+	unsigned int open;		/* its open frames: view open[open, ...) */
 	unsigned int nr_open;
-	unsigned int max_open;
+};
+
+/*
+ * The frames open in a task, read from another CPU while it runs (in the
+ * view: a copy on the stack would be cleared at each call).
+ */
+struct ktau_stack_copy {
+	u64 state;
+	u64 root_key;
+	struct ktau_frame frame[KTAU_MAX_DEPTH];
+	u64 incl[KTAU_MAX_DEPTH];
+};
+
+/* An open-addressing index of the ids (1-based) of some records. */
+struct ktau_index {
+	u16 *slot;
+	unsigned int bits;
+	unsigned int max;		/* slots allocated */
 };
 
 struct ktau_view {
 	struct ktau_block *block;
 	unsigned int nr_blocks;
 	unsigned int max_blocks;
-	struct ktau_entry *copy;	/* one live table at a time */
-	unsigned int max_copy;
+	struct ktau_entry *rec;		/* the blocks' records */
+	unsigned int nr_rec;
+	unsigned int max_rec;
+	struct ktau_open_frame *open;	/* the blocks' open frames */
+	unsigned int nr_open;
+	unsigned int max_open;
+	struct ktau_table *merged;	/* a process block being folded */
+	struct ktau_stack_copy stack;
 	u16 *map;			/* ktau_fold()'s id translation */
 	unsigned int max_map;
+	/*
+	 * The block ktau_view_ready() readied: its index (none for a few
+	 * records: they are searched), flat profile and event records.
+	 */
+	struct ktau_index index;
+	struct ktau_entry *flat;	/* per (ctx, fid) sums of its paths */
+	unsigned int nr_flat;
+	unsigned int max_flat;
+	struct ktau_index flat_index;
+	unsigned int nr_event;
 };
 
 int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
 		     struct pid_namespace *ns);
 int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		      struct pid_namespace *ns, bool per_thread);
+int ktau_view_ready(struct ktau_view *v, unsigned int b);
 void ktau_view_reset(struct ktau_view *v);
 void ktau_view_free(struct ktau_view *v);
 
-/* The callpath of record @id of @t, outermost first; returns its depth. */
-unsigned int ktau_view_path(const struct ktau_table *t, unsigned int id,
-			    u16 fid[KTAU_MAX_DEPTH], u32 *ctx);
+/* The records of block @blk of @v. */
+static inline struct ktau_entry *ktau_block_recs(const struct ktau_view *v,
+						 const struct ktau_block *blk)
+{
+	return v->rec + blk->rec;
+}
+
+/* The record of @key among @blk's, once ktau_view_ready() readied it. */
+const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
+					  const struct ktau_block *blk,
+					  u64 key);
+
+/*
+ * The callpath of record @id of the @nrec records @rec, outermost first;
+ * returns its depth.
+ */
+unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
+			    unsigned int id, u16 fid[KTAU_MAX_DEPTH], u32 *ctx);
 
 #endif /* _KERNEL_KTAU_VIEW_H */
