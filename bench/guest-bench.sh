@@ -6,7 +6,8 @@
 #   ktau    ktau off at run time, on, on with a user context; memory per
 #           task; profile reads with 1 000 and 10 000 tasks; user timers
 #   trace   the tracing kernel: ktau off, then ftrace raw_syscalls events,
-#           a kprobe, the function profiler, strace -c -f, perf trace -s
+#           a kprobe, the function profiler, strace -c -f, perf trace -s,
+#           bpftrace counting and summing latencies per (pid, syscall)
 #   quick   either kernel: the per-call rows alone (nokt, or off/on/ctx),
 #           in a minute, for working on the hooks (scripts/bench.sh --quick)
 #   read    the ktau kernel: the profile reads alone, with 1 000 and 10 000
@@ -64,6 +65,40 @@ tracer() {	# tracer LABEL FILE ON OFF: syscost with FILE holding ON, then OFF
 	fi
 }
 
+# bpftrace_row LABEL PROGRAM: syscost LABEL while `bpftrace -e PROGRAM`
+# runs in the background; then SIGINT makes bpftrace print its maps: its
+# first line and the last lines of map @ (sorted by value: syscost's system
+# calls) are shown.  bpftrace prints "Attaching N probes..." before it
+# attaches them: a second (10^9 instructions) more lets it finish.
+BPFTRACE_WAIT=600	# seconds (of instructions) for LLVM to compile a program
+bpftrace_row() {
+	out=/tmp/$1.txt
+	if ! command -v bpftrace >/dev/null; then
+		echo "BENCH $1.unavailable bpftrace is not in the initramfs"
+		return
+	fi
+	bpftrace -e "$2" >"$out" 2>&1 &
+	bt=$!
+	n=0
+	while ! grep -q '^Attaching ' "$out"; do
+		if ! kill -0 "$bt" 2>/dev/null || [ "$n" -ge "$BPFTRACE_WAIT" ]; then
+			kill -INT "$bt" 2>/dev/null
+			wait "$bt"
+			echo "BENCH $1.unavailable bpftrace did not attach: $(grep ERROR "$out" | tail -n 1 | grep . || tail -n 1 "$out")"
+			sed "s/^/INFO: bpftrace $1: /" "$out" | head -n 8
+			return
+		fi
+		sleep 1
+		n=$((n + 1))
+	done
+	sleep 1
+	echo "INFO: bpftrace $1: attached after about $n s"
+	$B/syscost "$1" || echo "BENCH $1.unavailable syscost failed under bpftrace"
+	kill -INT "$bt"
+	wait "$bt"
+	{ grep -m 1 . "$out"; grep '^@\[' "$out" | tail -n 6; } | sed "s/^/INFO: bpftrace $1: /"
+}
+
 case "$role" in
 quick)
 	if [ -e /proc/ktau ]; then
@@ -111,7 +146,17 @@ trace)
 	else
 		echo "BENCH perf_trace.unavailable perf is not in the initramfs"
 	fi
-	echo "BENCH bpftrace.unavailable bpftrace needs BTF (CONFIG_DEBUG_INFO_BTF, pahole) and a much bigger kernel than this tinyconfig one"
+	bpftrace_row bpftrace_count \
+		'tracepoint:raw_syscalls:sys_enter { @[pid, args->id] = count(); }'
+	bpftrace_row bpftrace_latency '
+tracepoint:raw_syscalls:sys_enter { @start[tid] = nsecs; }
+tracepoint:raw_syscalls:sys_exit {
+	$s = @start[tid];
+	if ($s != 0) {
+		@[pid, args->id] = sum(nsecs - $s);
+		delete(@start[tid]);
+	}
+}'
 	;;
 *)
 	echo "BENCH role.unavailable unknown ktaubench '$role' (nokt, ktau, trace, quick, read)"

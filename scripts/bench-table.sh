@@ -36,10 +36,10 @@ function cell(r, op, base,    s) {
 }
 function row(label, r, base,    i, line) {
 	if (has(r ".unavailable")) {
-		printf "%-40s not measured: %s\n", label, v[r ".unavailable"]
+		printf "%-50s not measured: %s\n", label, v[r ".unavailable"]
 		return
 	}
-	line = sprintf("%-40s", label)
+	line = sprintf("%-50s", label)
 	for (i = 1; i <= nops; i++)
 		line = line sprintf(" %17s", cell(r, ops[i], base))
 	print line
@@ -69,8 +69,8 @@ function delta(r, base, op) {
 # close) as a multiple of that of ktau on (row 3), for the same per-call
 # accounting.
 function ratios(    i, k, n, peer, pk, pl, d, kd, sp, sk, line) {
-	n = split("ftrace_syscalls kprobe_getpid function_profiler strace perf_trace bpftrace", pk, " ")
-	split("ftrace raw_syscalls events|kprobe on getpid (getpid only)|ftrace function profiler|strace -c -f|perf trace -s|bpftrace", pl, "|")
+	n = split("ftrace_syscalls kprobe_getpid function_profiler strace perf_trace bpftrace_count bpftrace_latency", pk, " ")
+	split("ftrace raw_syscalls events|kprobe on getpid (getpid only)|ftrace function profiler|strace -c -f|perf trace -s|bpftrace count|bpftrace latency sum", pl, "|")
 	line = ""
 	for (i = 1; i <= n; i++) {
 		peer = pk[i]
@@ -105,7 +105,7 @@ END {
 		has("calibrate.clock_gettime") ? v["calibrate.clock_gettime"] : "-"
 	print "(minimum of 15 runs of a fixed count, the empty loop subtracted; in parentheses: added over the row named)"
 	print ""
-	printf "%-40s %17s %17s %17s %17s %17s\n", "", "getpid()", "read(16 B)", "close(-1)", "pipe round trip", "page fault"
+	printf "%-50s %17s %17s %17s %17s %17s\n", "", "getpid()", "read(16 B)", "close(-1)", "pipe round trip", "page fault"
 	row("1 ktau compiled out", "nokt", "")
 	row("2 ktau in, all groups off (vs 1)", "off", "nokt")
 	row("3 ktau on (vs 1)", "on", "nokt")
@@ -118,7 +118,8 @@ END {
 	row("5c ftrace function profiler (vs 5)", "function_profiler", "trace_base")
 	row("5d strace -c -f (vs 5)", "strace", "trace_base")
 	row("5e perf trace -s (vs 5)", "perf_trace", "trace_base")
-	row("5f bpftrace", "bpftrace", "")
+	row("5f bpftrace count per (pid, syscall) (vs 5)", "bpftrace_count", "trace_base")
+	row("5g bpftrace latency sum per (pid, syscall) (vs 5)", "bpftrace_latency", "trace_base")
 	print ""
 	ratios()
 
@@ -188,5 +189,6 @@ END {
 		pt == "" ? "-" : sprintf("%.0f per task (10000 tasks)", pt), pt == "" ? "" : pt <= 5000)
 	goal("memory: <= 1 KiB per typical task (keep)",
 		mem == "" ? "-" : sprintf("%d B (busybox sleep)", mem), mem == "" ? "" : mem <= 1024)
-	goal("bpftrace measured in the same run", has("bpftrace.getpid") ? "yes" : "no", has("bpftrace.getpid"))
+	ok = has("bpftrace_count.getpid") && has("bpftrace_latency.getpid")
+	goal("bpftrace measured in the same run", ok ? "yes (rows 5f, 5g)" : "no", ok)
 }' "$results"

@@ -3,14 +3,16 @@
 #
 # Builds three kernels from the same tree (tests/configs/bench-nokt: ktau
 # compiled out; qemu: ktau; bench-trace: ktau plus ftrace, kprobes, perf
-# events and BPF), the benchmark programs of bench/ and an initramfs with
-# them (plus Debian's strace and perf with their libraries, when
-# installed), boots each kernel once under `qemu-system-x86_64 -icount
-# shift=0` (one CPU; the guest clock advances 1 ns per instruction, so
-# every number is an instruction count and repeats exactly; norandmaps
-# lays out every run's memory the same way), and prints
-# the table of scripts/bench-table.sh: every issue-7 goal with its
-# measured value and "met" or "NOT met".
+# events and BPF, with BTF for bpftrace), the benchmark programs of bench/
+# and an initramfs with them (plus Debian's strace and perf with their
+# libraries, when installed; the tracing kernel's initramfs also has
+# bpftrace, with LLVM and clang: about 200 MB more), boots each kernel
+# once under `qemu-system-x86_64 -icount shift=0` (one CPU; the guest
+# clock advances 1 ns per instruction, so every number is an instruction
+# count and repeats exactly; norandmaps lays out every run's memory the
+# same way), and prints the table of
+# scripts/bench-table.sh: every issue-7 goal with its measured value and
+# "met" or "NOT met".
 #
 # A goal that is not met does not fail: this is a benchmark, not a test.
 # Exit status: 0 the table was printed; 1 a build or a guest run failed
@@ -20,14 +22,16 @@
 # bench-nokt and qemu kernels, printed raw with the differences: a few
 # minutes, for work on the hooks.
 #
-# --role ROLE: only the guest run of ROLE (bench/guest-bench.sh: nokt,
-# ktau, trace, quick, or read: the /proc/ktau/profile reads alone), on the
-# one kernel it needs (bench-nokt for nokt, bench-trace for trace, qemu
-# for the others), its raw BENCH lines printed: for work on one part.
+# --role ROLE: only the kernel and guest run of one role (nokt: ktau
+# compiled out; ktau; trace: the tracing kernel and the peers; quick: the
+# per-call rows on the ktau kernel; read: the /proc/ktau/profile reads
+# alone), printed as the guest's raw BENCH lines, for work on one part of
+# the table.
 #
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
-# nproc), BENCH_TIMEOUT (seconds per guest run, default 1200).  Logs and
-# the guests' raw BENCH lines are kept in BUILD/bench/.
+# nproc), BENCH_TIMEOUT (seconds per guest run, default 1200), QEMU_MEM
+# (guest memory; default 1G, 2G for the trace role, whose initramfs holds
+# bpftrace).  Logs and the guests' raw BENCH lines are kept in BUILD/bench/.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,15 +41,23 @@ BENCH_TIMEOUT=${BENCH_TIMEOUT:-1200}
 out=$BUILD/bench
 root=$out/rootfs
 initrd=$out/initramfs.cpio.gz
+initrd_trace=$out/initramfs-trace.cpio.gz
 mkdir -p "$out"
+usage() { printf 'usage: scripts/bench.sh [--quick | --role nokt|ktau|trace|quick|read]\n' >&2; exit 2; }
+kernel_of() {	# kernel_of ROLE: the config (tests/configs/NAME.config) of its kernel
+	case $1 in
+	nokt) echo bench-nokt ;;
+	ktau | quick | read) echo qemu ;;
+	trace) echo bench-trace ;;
+	esac
+}
 quick=
-role_only=
-usage() { printf 'usage: scripts/bench.sh [--quick | --role ROLE]\n' >&2; exit 2; }
+only=
 case ${1:-} in
 --quick) quick=1 ;;
 --role)
-	role_only=${2:-}
-	case $role_only in nokt | ktau | trace | quick | read) ;; *) usage ;; esac
+	only=${2:-}
+	[ -n "$(kernel_of "$only")" ] || usage
 	;;
 '') ;;
 *) usage ;;
@@ -53,12 +65,7 @@ esac
 kernels="bench-nokt qemu bench-trace"
 roles="nokt ktau trace"
 [ -z "$quick" ] || { kernels="bench-nokt qemu"; roles="nokt ktau"; }
-case $role_only in
-'') ;;
-nokt) kernels=bench-nokt; roles=nokt ;;
-trace) kernels=bench-trace; roles=trace ;;
-*) kernels=qemu; roles=$role_only ;;
-esac
+[ -z "$only" ] || { kernels=$(kernel_of "$only"); roles=$only; }
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -73,36 +80,49 @@ for k in $kernels; do
 	JOBS=$JOBS BUILD=$BUILD "$top/scripts/build-kernel.sh" "$k" >"$out/kernel-$k.log" 2>&1 ||
 		die "building kernel $k failed: $(tail -n 3 "$out/kernel-$k.log")"
 done
-[ ! -e "$BUILD/kernel-bench-nokt/.config" ] ||
-	! grep -q '^CONFIG_KTAU=y' "$BUILD/kernel-bench-nokt/.config" ||
-	die "kernel bench-nokt has CONFIG_KTAU=y (tests/configs/bench-nokt.config)"
+case " $kernels " in
+*" bench-nokt "*)
+	grep -q '^CONFIG_KTAU=y' "$BUILD/kernel-bench-nokt/.config" &&
+		die "kernel bench-nokt has CONFIG_KTAU=y (tests/configs/bench-nokt.config)"
+	;;
+esac
 
-# The guest root: the programs, and the tracers with what they load.
+# The guest root: the programs, and the tracers with what they load;
+# bpftrace (LLVM, clang) only in the tracing kernel's initramfs.
 say "packing the bench initramfs"
 rm -rf "$root"
 mkdir -p "$root/bench"
 cp "$BUILD"/user/bench/* "$root/bench/"
-"$top/scripts/bench-tracers.sh" "$root" >&2
-EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
-	die "packing the initramfs failed"
+"$top/scripts/bench-tracers.sh" "$root" strace perf >&2
+if [ "$roles" != trace ]; then
+	EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
+		die "packing the initramfs failed"
+fi
+case " $roles " in
+*" trace "*)
+	say "packing the tracing kernel's initramfs (with bpftrace)"
+	"$top/scripts/bench-tracers.sh" "$root" bpftrace >&2
+	EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd_trace" bench ||
+		die "packing the initramfs failed"
+	;;
+esac
 
 for role in $roles; do
-	case $role in
-	nokt) kernel=$BUILD/bzImage-bench-nokt ;;
-	trace) kernel=$BUILD/bzImage-bench-trace ;;
-	*) kernel=$BUILD/bzImage-qemu ;;
-	esac
+	kernel=$BUILD/bzImage-$(kernel_of "$role")
+	rd=$initrd mem=${QEMU_MEM:-1G}
+	[ "$role" != trace ] || { rd=$initrd_trace mem=${QEMU_MEM:-2G}; }
 	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
-	QEMU_SMP=1 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" \
-		--mode bench --icount 0 --kernel "$kernel" --initrd "$initrd" \
+	QEMU_SMP=1 QEMU_MEM=$mem "$top/tests/qemu/run-guest.sh" \
+		--mode bench --icount 0 --kernel "$kernel" --initrd "$rd" \
 		--append "norandmaps ktaubench=$([ -n "$quick" ] && echo quick || echo "$role")" --timeout "$BENCH_TIMEOUT" \
 		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1 ||
 		die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"
 done
 
-if [ -n "$role_only" ]; then
-	cat "$out/bench-$role_only.txt"
+if [ -n "$only" ]; then
+	say "done in $(( $(date +%s) - start )) s; raw results: $out/bench-$only.txt"
+	cat "$out/bench-$only.txt"
 	exit 0
 fi
 if [ -n "$quick" ]; then

@@ -7,14 +7,17 @@ set -eu
 # Test: QEMU, a static busybox for the guest, checkers of our output
 # (golang-go for `go tool pprof`), clang and its libFuzzer runtime for the
 # parsers' fuzz targets.
-# Bench: strace and perf, copied into the make bench guest with their libraries.
+# Bench: strace and perf, copied into the make bench guest with their libraries;
+# bpftrace too (rows 5f, 5g), and dwarves for pahole, which the bench's
+# tracing kernel needs to build its BTF (bpftrace reads /sys/kernel/btf/vmlinux).
+# Neither is needed to build or install ktau.
 # Debian's kernel config (linux-config-6.12), which make check compiles ktau under.
 # Install: pkg-config, to build a program against the installed tree; man;
 # debhelper and lintian for make deb (dpkg-dev comes with build-essential);
 # rsync for make deb-kernel (the kernel's headers_install, linux-libc-dev).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
-golang-go clang libclang-rt-14-dev strace linux-perf linux-config-6.12
+golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
 pkg-config man-db debhelper lintian rsync"
 
 missing=
