@@ -964,6 +964,24 @@ char *ktr_ctl_read(void)
 	return ktr_slurp(KTR_CONTROL, NULL);
 }
 
+unsigned long ktr_ctl_number(const char *key, const char *field)
+{
+	char *text = ktr_ctl_read(), value[256], *p;
+	unsigned long v = 0;
+
+	if (text && !ktr_ctl_field(text, key, value, sizeof(value))) {
+		if (!field) {
+			v = strtoul(value, NULL, 10);
+		} else {
+			p = strstr(value, field);
+			if (p)
+				v = strtoul(p + strlen(field), NULL, 10);
+		}
+	}
+	free(text);
+	return v;
+}
+
 int ktr_ctl_field(const char *text, const char *key, char *out, size_t len)
 {
 	size_t kl = strlen(key);

@@ -203,5 +203,8 @@ char *ktr_ctl_read(void);
 /* The value of line `key` of a control read-back (e.g. "state"), copied
  * into out (words after the key, single-blank separated); -1 if absent. */
 int ktr_ctl_field(const char *text, const char *key, char *out, size_t len);
+/* The number after `field` (e.g. "limit=") on line `key` of the control
+ * file, or after the key itself when field is NULL; 0 if absent. */
+unsigned long ktr_ctl_number(const char *key, const char *field);
 
 #endif

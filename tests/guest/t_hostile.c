@@ -176,27 +176,9 @@ static char ask(struct attacker_proc *ap, char c)
 
 /* ---- measurements ------------------------------------------------------ */
 
-static unsigned long control_number(const char *key, const char *field)
-{
-	char *text = ktr_ctl_read(), value[256], *p;
-	unsigned long v = 0;
-
-	if (text && !ktr_ctl_field(text, key, value, sizeof(value))) {
-		if (!field) {
-			v = strtoul(value, NULL, 10);
-		} else {
-			p = strstr(value, field);
-			if (p)
-				v = strtoul(p + strlen(field), NULL, 10);
-		}
-	}
-	free(text);
-	return v;
-}
-
 static unsigned long memory_bytes(void)
 {
-	return control_number("memory", "bytes=");
+	return ktr_ctl_number("memory", "bytes=");
 }
 
 static double now_ms(void)
@@ -309,7 +291,7 @@ static void attack_100(void)
 	uint64_t dropped;
 
 	idle = memory_bytes();
-	limit = control_number("memory", "limit=");
+	limit = ktr_ctl_number("memory", "limit=");
 	/* the sleepers' lateness with nothing going on, for the record */
 	sleepers_start(s, ncpu);
 	usleep(300000);
@@ -436,7 +418,7 @@ int main(void)
 		return ktr_exit();
 	}
 	/* the bounds below are stated for an 8 MiB limit, whatever the RAM */
-	default_limit = control_number("memory", "limit=");
+	default_limit = ktr_ctl_number("memory", "limit=");
 	restore();
 	if (ktr_ctl("limit memory 8M"))
 		ktr_fail("limit", "limit memory 8M: %s", strerror(errno));

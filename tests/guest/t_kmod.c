@@ -299,6 +299,8 @@ static void check_touch(void)
 	size_t funcs = 0, once = 0;
 	uint64_t edges = 0;
 
+	unsigned long bytes = ktr_ctl_number("memory", "bytes=");
+
 	/*
 	 * A table grows on the way back to user mode: one system call can
 	 * add only the records its table has room for, so the ids come a
@@ -310,6 +312,10 @@ static void check_touch(void)
 			return;
 		}
 	}
+	/* a table that cannot grow (ktau's memory limit is the node's) drops */
+	ktr_info("touch", "ktau memory %lu bytes before the touches, %lu after, limit %lu",
+		 bytes, ktr_ctl_number("memory", "bytes="),
+		 ktr_ctl_number("memory", "limit="));
 	b = self_thread(&p, "touch-profile");
 	if (!b)
 		return;
