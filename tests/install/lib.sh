@@ -1,8 +1,10 @@
 # Helpers of tests/install/check-install.sh and check-deb.sh: PASS/FAIL
 # lines, and the checks every installed tree gets (`make install` into a
 # DESTDIR, or the Debian packages extracted).  Sourced after setting `top`.
-# Under pipefail, a pipe into grep lets grep read it all (no -q): a writer
-# cut off by an early exit would fail the pipe.
+# Under pipefail, a pipe into grep lets grep read it all (no -q), and
+# nothing reads only the head of a pipe (head -n 1 exits early): a writer
+# cut off by an early exit would fail the pipe, as bash's printf, which
+# writes a line at a time, did under load.
 # shellcheck shell=bash disable=SC2034,SC2154 # top: set, failed: read by the caller
 
 here=$top/tests/install
@@ -127,7 +129,7 @@ check_help() {
 	out=$("$bin" --help 2>/dev/null </dev/null) && rc=0 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "$label: $name --help" "exit status $rc"
-	elif ! printf '%s\n' "$out" | head -n 1 | grep "^Usage: $name " >/dev/null; then
+	elif [[ ${out%%$'\n'*} != "Usage: $name "* ]]; then
 		fail "$label: $name --help" "stdout does not start with 'Usage: $name'"
 	else
 		pass "$label: $name --help"
