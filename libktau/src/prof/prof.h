@@ -5,6 +5,8 @@
  *               globals, times passed in), what the fast path runs;
  *   utimers.c   the process-wide timer registry (name + group -> id);
  *   umerge.c    a thread's tree snapshot + its kernel profile -> model;
+ *   utrace.c    trace mode (KTAU_TRACE=1): per-thread event buffers and
+ *               the process's trace file;
  *   userprof*.c thread-local state, kernel registration, output.
  */
 #ifndef KTAU_PROF_PROF_H
@@ -153,6 +155,9 @@ struct ktau_uthread {
 	pid_t tid;
 	unsigned int seq;		/* registration order */
 	volatile int busy;		/* in the profiler: a signal handler's timers are ignored */
+	/* KTAU_TRACE=1: this thread's event buffer, else NULL; next to busy,
+	 * which the timer path reads anyway */
+	struct ktau_utrace_buffer *trace;
 	bool kernel_registered;		/* the kernel reads our context word */
 	int kernel_error;		/* why not (negative errno), 0 when registered */
 	bool finished;			/* exited: final and kernel_final hold its profile */
@@ -215,6 +220,8 @@ enum ktau_warning {
 	KTAU_WARN_NO_KERNEL,
 	KTAU_WARN_KERNEL_READ,
 	KTAU_WARN_WRITE,
+	KTAU_WARN_TRACE_CONFIG,
+	KTAU_WARN_TRACE_WRITE,
 	KTAU_NR_WARNINGS,
 };
 KTAU_HIDDEN void ktau__warn_once(enum ktau_warning kind, const char *fmt, ...)
@@ -229,6 +236,81 @@ static inline uint64_t ktau__cycles(void)
 #else
 #error "libktau's user-level profiler reads the TSC: x86 only"
 #endif
+}
+
+/* ---- trace mode (utrace.c; docs/trace-format.md, "User trace files") ---- */
+
+#define KTAU_UTRACE_ENTRY 1u
+#define KTAU_UTRACE_EXIT 2u
+#define KTAU_UTRACE_TSC_MASK ((UINT64_C(1) << 56) - 1)
+
+/* One 16-byte unit of the format: an event (or, in a buffer's header
+ * slot, a chunk header's bytes). */
+struct ktau_utrace_unit {
+	uint64_t stamp;			/* TSC in bits 0-55, type in bits 56-63 */
+	uint32_t tid;
+	uint32_t data;			/* the user timer id */
+};
+
+/*
+ * One thread's event buffer. Its owner appends without a lock; whoever
+ * writes events to the file (the owner when the buffer is full or when
+ * the thread exits, the exit handler for every thread) holds the trace
+ * lock. units[0] and every slot already written are room for the chunk
+ * header, so that a chunk goes to the file in one write().
+ */
+struct ktau_utrace_buffer {
+	uint32_t next;			/* the slot the owner fills next; atomic */
+	uint32_t end;			/* events go in slots 1 .. end - 1 */
+	uint32_t tid;
+	uint32_t first;			/* under the lock: the first slot not in the file */
+	uint32_t lost;			/* under the lock: events dropped since the last chunk */
+	struct ktau_utrace_buffer *link;	/* under the lock: the process's buffers */
+	struct ktau_utrace_unit units[];
+};
+
+/* Reads KTAU_TRACE, KTAU_TRACE_BUFFER, KTAU_TRACE_DIR and, when tracing
+ * is wanted, creates the trace file with its header (a warning on stderr
+ * when it cannot: the program runs untraced). Once per process. */
+KTAU_HIDDEN void ktau__utrace_start(void);
+/* Whether this process writes a trace. */
+KTAU_HIDDEN bool ktau__utrace_enabled(void);
+/* A new buffer for thread tid, in the process's list; NULL when the
+ * process does not trace or there is no memory (the thread goes untraced). */
+KTAU_HIDDEN struct ktau_utrace_buffer *ktau__utrace_thread_start(pid_t tid);
+/* Writes what b holds and frees it: the thread exits. */
+KTAU_HIDDEN void ktau__utrace_thread_exit(struct ktau_utrace_buffer *b);
+/* Writes every thread's events, then the names of the ids they use, and
+ * closes the file: the process exits. Events recorded later are dropped. */
+KTAU_HIDDEN void ktau__utrace_process_exit(void);
+/* fork(): the prepare and parent handlers hold the trace lock over it;
+ * the child's starts the child's own file, keeping of the buffers only
+ * keep, the forking thread's (emptied: its events are the parent's), now
+ * charged to tid. Whether the child traces. */
+KTAU_HIDDEN void ktau__utrace_fork_prepare(void);
+KTAU_HIDDEN void ktau__utrace_fork_parent(void);
+KTAU_HIDDEN bool ktau__utrace_fork_child(struct ktau_utrace_buffer *keep, pid_t tid);
+/* Called by the owner when its buffer is full: writes it, or drops its
+ * events (counted as lost) when it cannot. Leaves the buffer empty. */
+KTAU_HIDDEN void ktau__utrace_full(struct ktau_utrace_buffer *b);
+
+/* Appends one event to the calling thread's buffer: the hot path. */
+static inline void ktau__utrace_event(struct ktau_utrace_buffer *b, uint32_t type,
+				      uint32_t timer, uint64_t tsc)
+{
+	uint32_t slot = __atomic_load_n(&b->next, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(slot == b->end, 0)) {
+		ktau__utrace_full(b);
+		slot = __atomic_load_n(&b->next, __ATOMIC_RELAXED);
+	}
+	b->units[slot] = (struct ktau_utrace_unit){
+		.stamp = (tsc & KTAU_UTRACE_TSC_MASK) | (uint64_t)type << 56,
+		.tid = b->tid,
+		.data = timer,
+	};
+	/* the exit handler may write this slot from another thread */
+	__atomic_store_n(&b->next, slot + 1, __ATOMIC_RELEASE);
 }
 
 /* ---- function symbols (-finstrument-functions) ---- */

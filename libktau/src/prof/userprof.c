@@ -119,6 +119,8 @@ static void thread_exit(void *arg)
 
 	tls_self = GONE;
 	tls_word = 0;
+	ktau__utrace_thread_exit(s->trace);
+	s->trace = NULL;
 	finish_thread(s);
 }
 
@@ -127,6 +129,8 @@ static void process_exit(void)
 	const char *dir = getenv("KTAU_PROFILE_DIR");
 	int ret;
 
+	/* a traced forked child writes its own trace, not its parent's profiles */
+	ktau__utrace_process_exit();
 	if (proc.init_error)
 		return;		/* a forked child: its parent writes */
 	if (tls_self && tls_self != GONE)
@@ -138,15 +142,39 @@ static void process_exit(void)
 }
 
 /* A forked child is a copy of one thread of a profiled process: it must
- * not write the parent's profiles over again (see ktau.h). */
+ * not write the parent's profiles over again (see ktau.h). When the
+ * process traces, the child keeps timing that thread (and registers new
+ * ones) for a trace file of its own; else its profiler is off. */
 static void forked_child(void)
 {
 	struct ktau_uthread *s = tls_self;
+	bool own = s && s != GONE;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 
-	if (s && s != GONE && s->kernel_registered)
+	if (own && s->kernel_registered) {
 		proc.set_context(NULL);
-	tls_self = GONE;
+		s->kernel_registered = false;
+		s->kernel_error = -ECHILD;
+	}
 	proc.init_error = -ECHILD;
+	if (ktau__utrace_fork_child(own ? s->trace : NULL, tid)) {
+		if (own)
+			s->tid = tid;
+		return;
+	}
+	if (own)
+		s->trace = NULL;
+	tls_self = GONE;
+}
+
+static void fork_prepare(void)
+{
+	ktau__utrace_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	ktau__utrace_fork_parent();
 }
 
 static void process_init(void)
@@ -162,8 +190,10 @@ static void process_init(void)
 	if (!proc.set_context)
 		proc.set_context = prctl_set_context;
 	if (pthread_key_create(&proc.key, thread_exit) ||
-	    pthread_atfork(NULL, NULL, forked_child) || atexit(process_exit))
+	    pthread_atfork(fork_prepare, fork_parent, forked_child) || atexit(process_exit))
 		proc.init_error = -ENOMEM;
+	else
+		ktau__utrace_start();
 }
 
 static struct ktau_uthread *thread_register(void)
@@ -171,7 +201,8 @@ static struct ktau_uthread *thread_register(void)
 	struct ktau_uthread *s;
 
 	pthread_once(&proc.once, process_init);
-	if (proc.init_error)
+	/* a forked child that traces times its threads for its trace only */
+	if (proc.init_error && !(proc.init_error == -ECHILD && ktau__utrace_enabled()))
 		goto gone;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -181,6 +212,7 @@ static struct ktau_uthread *thread_register(void)
 		goto gone;
 	}
 	s->tid = (pid_t)syscall(SYS_gettid);
+	s->trace = ktau__utrace_thread_start(s->tid);
 	pthread_mutex_lock(&proc.lock);
 	s->seq = proc.nr_threads++;
 	*proc.tail = s;
@@ -190,7 +222,10 @@ static struct ktau_uthread *thread_register(void)
 	 * at exit, from its tree as it was left */
 	pthread_setspecific(proc.key, s);
 	tls_self = s;
-	register_kernel(s);
+	if (proc.init_error)
+		s->kernel_error = -ECHILD;	/* a forked child merges nothing */
+	else
+		register_kernel(s);
 	return s;
 gone:
 	tls_self = GONE;
@@ -209,22 +244,32 @@ struct ktau_uthread *ktau__uthread_self(void)
 void ktau__uthread_enter(struct ktau_uthread *s, uint32_t timer)
 {
 	struct ktau_ut_frame *f = ktau__ut_push(&s->tree, timer);
+	uint64_t now;
 
-	if (!f)
-		return;
 	/* the context first, then the clock: whatever allocating the node
 	 * cost stays with the parent, inside its own interval */
-	tls_word = f->node + 1;
-	ktau__ut_set_start(f, ktau__cycles());
+	if (f)
+		tls_word = f->node + 1;
+	now = ktau__cycles();
+	if (f)
+		ktau__ut_set_start(f, now);
+	/* traced even when the tree could not record the frame: its stop is
+	 * still due, and keeps the thread's ENTRY and EXIT events balanced */
+	if (__builtin_expect(s->trace != NULL, 0))
+		ktau__utrace_event(s->trace, KTAU_UTRACE_ENTRY, timer, now);
 }
 
 int ktau__uthread_exit(struct ktau_uthread *s, uint32_t timer)
 {
+	uint64_t now = ktau__cycles();
 	uint32_t ctx;
-	int ret = ktau__ut_pop_ctx(&s->tree, timer, ktau__cycles(), &ctx);
+	int ret = ktau__ut_pop_ctx(&s->tree, timer, now, &ctx);
 
-	if (!ret)
+	if (!ret) {
 		tls_word = ctx;
+		if (__builtin_expect(s->trace != NULL, 0))
+			ktau__utrace_event(s->trace, KTAU_UTRACE_EXIT, timer, now);
+	}
 	return ret;
 }
 
