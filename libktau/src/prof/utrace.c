@@ -327,10 +327,12 @@ static uint32_t add_saturating(uint32_t a, uint32_t b)
 /*
  * Writes b's slots first .. upto - 1 as one chunk, its header in the
  * slot before them (units[0], or an event already written). When that
- * fails the events are lost: counted, and said in a chunk of no events
- * if that one gets through.
+ * fails the events are lost: counted, and said in the thread's next
+ * chunk, whose events name the thread. A thread's last chunk has no next
+ * one: its loss goes out in a chunk of no events (which cannot name the
+ * thread, but keeps the process's count right).
  */
-static void flush_locked(struct ktau_utrace_buffer *b, uint32_t upto)
+static void flush_locked(struct ktau_utrace_buffer *b, uint32_t upto, bool last)
 {
 	uint32_t count = upto - b->first;
 	struct chunk_header h = events_header(count, b->lost);
@@ -353,14 +355,14 @@ static void flush_locked(struct ktau_utrace_buffer *b, uint32_t upto)
 			"its events are lost from there on", trace.path, strerror(-ret));
 	b->lost = add_saturating(b->lost, count);
 	h = events_header(0, b->lost);
-	if (count && !append_locked(&h, sizeof(h)))
+	if (last && count && !append_locked(&h, sizeof(h)))
 		b->lost = 0;
 }
 
 void ktau__utrace_full(struct ktau_utrace_buffer *b)
 {
 	pthread_mutex_lock(&trace.lock);
-	flush_locked(b, b->end);
+	flush_locked(b, b->end, false);
 	b->first = 1;
 	__atomic_store_n(&b->next, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&trace.lock);
@@ -373,7 +375,7 @@ void ktau__utrace_thread_exit(struct ktau_utrace_buffer *b)
 	if (!b)
 		return;
 	pthread_mutex_lock(&trace.lock);
-	flush_locked(b, __atomic_load_n(&b->next, __ATOMIC_RELAXED));
+	flush_locked(b, __atomic_load_n(&b->next, __ATOMIC_RELAXED), true);
 	for (p = &trace.buffers; *p; p = &(*p)->link)
 		if (*p == b) {
 			*p = b->link;
@@ -462,7 +464,7 @@ void ktau__utrace_process_exit(void)
 		goto out;
 	/* threads still running go on filling their buffers beyond `next` */
 	for (b = trace.buffers; b; b = b->link)
-		flush_locked(b, __atomic_load_n(&b->next, __ATOMIC_ACQUIRE));
+		flush_locked(b, __atomic_load_n(&b->next, __ATOMIC_ACQUIRE), true);
 	names = names_chunk_locked(&units);
 	if (names) {
 		h.count = (uint32_t)(units - 1);
