@@ -68,8 +68,21 @@ extern "C" {
  * included). LD_PRELOAD=libktau-prof.so profiles an unmodified program: a timer
  * ".TAU application" runs from start-up to exit in its main thread.
  *
+ * Trace mode: with KTAU_TRACE=1 (unset or 0: off) each timer start and
+ * stop is also an event stamped with the TSC, the kernel trace's clock,
+ * written to $KTAU_TRACE_DIR/ktau-utrace.<pid>.ktt (default directory
+ * "."), a stream in the format of docs/trace-format.md ("User trace
+ * files"). Each thread fills a buffer of its own of KTAU_TRACE_BUFFER KiB
+ * (default 64), written out when full, when the thread exits and at exit;
+ * events that could not be written are counted as lost in the file. The
+ * profiles are written as without it. A directory where the file cannot
+ * be created is said once on stderr, and the program runs untraced.
+ *
  * A forked child does not profile (its parent's state is not its own;
  * ktau_profiler_write() fails there with ECHILD); a program it execs does.
+ * With KTAU_TRACE=1 the child still times its timers, into a trace file
+ * of its own (its pid); its events are written at its exit() (none if it
+ * ends with _exit() or exec).
  * A signal handler's timers are ignored while its thread is inside the
  * profiler. Frames nested deeper than 1024 are not timed (their time stays
  * with the frame above; "KTAU user frames dropped" counts them).
@@ -96,7 +109,8 @@ KTAU_PROF_API const char *ktau_timer_group(const struct ktau_timer *timer);
  * further out also stops those started after it (as after a longjmp);
  * stopping one that is not running is -EINVAL and changes nothing.
  * Both return 0 without doing anything where the profiler is off (a
- * forked child, a thread that is exiting, no memory for its state).
+ * forked child when not tracing, a thread that is exiting, no memory for
+ * its state).
  */
 KTAU_PROF_API int ktau_timer_start(struct ktau_timer *timer);
 KTAU_PROF_API int ktau_timer_stop(struct ktau_timer *timer);
