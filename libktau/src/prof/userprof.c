@@ -241,11 +241,20 @@ struct ktau_uthread *ktau__uthread_self(void)
 	return s == GONE ? NULL : thread_register();
 }
 
-void ktau__uthread_enter(struct ktau_uthread *s, uint32_t timer)
+/*
+ * A timer boundary, written once and compiled twice: `traced` is a
+ * constant, so the untraced copy is the profiler's code without trace
+ * mode, and trace mode costs the untraced timer path one test of
+ * s->trace (in busy's cache line) and nothing else.
+ */
+static inline __attribute__((always_inline)) void enter(struct ktau_uthread *s,
+							 uint32_t timer, bool traced)
 {
 	struct ktau_ut_frame *f = ktau__ut_push(&s->tree, timer);
 	uint64_t now;
 
+	if (!f && !traced)
+		return;
 	/* the context first, then the clock: whatever allocating the node
 	 * cost stays with the parent, inside its own interval */
 	if (f)
@@ -255,11 +264,12 @@ void ktau__uthread_enter(struct ktau_uthread *s, uint32_t timer)
 		ktau__ut_set_start(f, now);
 	/* traced even when the tree could not record the frame: its stop is
 	 * still due, and keeps the thread's ENTRY and EXIT events balanced */
-	if (__builtin_expect(s->trace != NULL, 0))
+	if (traced)
 		ktau__utrace_event(s->trace, KTAU_UTRACE_ENTRY, timer, now);
 }
 
-int ktau__uthread_exit(struct ktau_uthread *s, uint32_t timer)
+static inline __attribute__((always_inline)) int exit_timer(struct ktau_uthread *s,
+							     uint32_t timer, bool traced)
 {
 	uint64_t now = ktau__cycles();
 	uint32_t ctx;
@@ -267,10 +277,35 @@ int ktau__uthread_exit(struct ktau_uthread *s, uint32_t timer)
 
 	if (!ret) {
 		tls_word = ctx;
-		if (__builtin_expect(s->trace != NULL, 0))
+		if (traced)
 			ktau__utrace_event(s->trace, KTAU_UTRACE_EXIT, timer, now);
 	}
 	return ret;
+}
+
+static __attribute__((noinline)) void enter_traced(struct ktau_uthread *s, uint32_t timer)
+{
+	enter(s, timer, true);
+}
+
+static __attribute__((noinline)) int exit_traced(struct ktau_uthread *s, uint32_t timer)
+{
+	return exit_timer(s, timer, true);
+}
+
+void ktau__uthread_enter(struct ktau_uthread *s, uint32_t timer)
+{
+	if (__builtin_expect(s->trace != NULL, 0))
+		enter_traced(s, timer);
+	else
+		enter(s, timer, false);
+}
+
+int ktau__uthread_exit(struct ktau_uthread *s, uint32_t timer)
+{
+	if (__builtin_expect(s->trace != NULL, 0))
+		return exit_traced(s, timer);
+	return exit_timer(s, timer, false);
 }
 
 uint32_t ktau__context_word_set(uint32_t ctx)
