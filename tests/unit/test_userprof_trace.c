@@ -345,7 +345,7 @@ static uint64_t realtime_ns(void)
 /*
  * Runs the program prog (prog-traced, with arg when not NULL) in a new
  * scratch directory with KTAU_TRACE=1, a made-up /proc whose
- * /proc/ktau/profile says tsc_khz 2899999, and the extra environment
+ * /proc/self/ktau says tsc_khz 2899999, and the extra environment
  * entries extra (NULL-terminated, may be NULL). 0 or -errno.
  */
 static int run_traced(struct traced_run *run, const char *prog, const char *arg,
@@ -363,8 +363,8 @@ static int run_traced(struct traced_run *run, const char *prog, const char *arg,
 	memset(run, 0, sizeof(*run));
 	run->dir = make_tmpdir();
 	if (!run->dir || make_tree_dir(run->dir, "trace") || make_tree_dir(run->dir, "profiles") ||
-	    write_tree_file(run->dir, "proc/ktau/profile",
-			    "ktau-profile 2\ntsc_khz 2899999\nscope system\n"))
+	    write_tree_file(run->dir, "proc/self/ktau",
+			    "ktau-profile 2\ntsc_khz 2899999\nscope process\n"))
 		return -EIO;
 	snprintf(run->trace_dir, sizeof(run->trace_dir), "%s/trace", run->dir);
 	snprintf(run->profile_dir, sizeof(run->profile_dir), "%s/profiles", run->dir);
@@ -494,7 +494,7 @@ TEST(utrace_two_threads_exact_events_header_and_names)
 	ASSERT_EQ(64, t.header_size);
 	ASSERT_EQ(16, t.unit_size);
 	ASSERT_EQ(0, t.nr_cpus);
-	ASSERT_EQ_U64(2899999, t.tsc_khz);	/* the made-up /proc/ktau/profile */
+	ASSERT_EQ_U64(2899999, t.tsc_khz);	/* the made-up /proc/self/ktau */
 	ASSERT_EQ(0, t.flags);
 	ASSERT_EQ(0, t.reserved);
 	ASSERT_TRUE(t.realtime_ns >= run.before_real && t.realtime_ns <= run.after_real);

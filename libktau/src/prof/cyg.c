@@ -21,6 +21,14 @@ void __cyg_profile_func_exit(void *fn, void *call_site) KTAU_API NO_HOOK;
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ktau_u64map timer_of_address;	/* all threads' addresses */
 
+void ktau__names_fork_lock(bool lock)
+{
+	if (lock)
+		pthread_mutex_lock(&names_lock);
+	else
+		pthread_mutex_unlock(&names_lock);
+}
+
 /* The timer of function fn, named now if new; KTAU_U64MAP_NONE when out
  * of memory (the function then goes untimed). */
 static NO_HOOK uint32_t name_function(const void *fn)

@@ -116,6 +116,10 @@ struct ktau_timer {
 KTAU_HIDDEN const struct ktau_timer *ktau__timer_by_id(uint32_t id);
 /* Frees every timer: for tests, which build registries of their own. */
 KTAU_HIDDEN void ktau__timers_reset(void);
+/* Held across fork() (names, the trace, timers), so that a traced child, which
+ * keeps timing, never inherits them locked by a thread it does not have. */
+KTAU_HIDDEN void ktau__names_fork_lock(bool lock);
+KTAU_HIDDEN void ktau__timers_fork_lock(bool lock);
 
 /* ---- merging a thread's user profile with its kernel profile ---- */
 

@@ -151,6 +151,8 @@ static void forked_child(void)
 	bool own = s && s != GONE;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 
+	ktau__timers_fork_lock(false);
+	ktau__names_fork_lock(false);
 	if (own && s->kernel_registered) {
 		proc.set_context(NULL);
 		s->kernel_registered = false;
@@ -167,14 +169,19 @@ static void forked_child(void)
 	tls_self = GONE;
 }
 
+/* The order the profiler nests them in: names, the trace, timers. */
 static void fork_prepare(void)
 {
+	ktau__names_fork_lock(true);
 	ktau__utrace_fork_prepare();
+	ktau__timers_fork_lock(true);
 }
 
 static void fork_parent(void)
 {
+	ktau__timers_fork_lock(false);
 	ktau__utrace_fork_parent();
+	ktau__names_fork_lock(false);
 }
 
 static void process_init(void)

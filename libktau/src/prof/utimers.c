@@ -20,6 +20,14 @@ static struct ktau_timer **timers;
 static size_t nr_timers, cap_timers;
 static struct ktau_index timers_by_name;
 
+void ktau__timers_fork_lock(bool lock)
+{
+	if (lock)
+		pthread_mutex_lock(&timers_lock);
+	else
+		pthread_mutex_unlock(&timers_lock);
+}
+
 static struct ktau_timer *timer_new(const char *name, const char *group)
 {
 	size_t nlen = strlen(name) + 1, glen = strlen(group) + 1;

@@ -93,9 +93,11 @@ static uint64_t ns_of(const struct timespec *ts)
 }
 
 /*
- * The kernel's TSC frequency: the `tsc_khz` header line of
- * /proc/ktau/profile (under $KTAU_PROCFS), read alone, without the
- * profile parser: the header lines come first. 0 when it cannot be read.
+ * The kernel's TSC frequency: the `tsc_khz` header line of the process's
+ * own profile, /proc/self/ktau (under $KTAU_PROCFS; the system-wide
+ * profile would make the kernel print every task), read alone, without
+ * the profile parser: the header lines come first. 0 when it cannot be
+ * read.
  */
 static uint64_t kernel_tsc_khz(void)
 {
@@ -104,7 +106,7 @@ static uint64_t kernel_tsc_khz(void)
 	ssize_t n;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/ktau/profile", ktau__procfs_root()) >=
+	if (snprintf(path, sizeof(path), "%s/self/ktau", ktau__procfs_root()) >=
 	    (int)sizeof(path))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
