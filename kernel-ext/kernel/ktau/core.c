@@ -151,34 +151,97 @@ static void ktau_stack_reset(struct ktau_task *kt)
 /* ---- records ------------------------------------------------------- */
 
 /*
+ * One table of the second size per CPU, for a task whose first table
+ * fills before it can grow: a user task grows on its way back to user
+ * mode, and one system call (execve(), with the faults and interrupts
+ * under it) may add more callpaths than a first table holds.  Taking it
+ * allocates nothing; a worker makes the next one.  It is charged to
+ * ktau's memory limit, not to the task's memory cgroup.
+ */
+#define KTAU_TABLE_RESERVE_RECORDS	(2 * KTAU_TABLE_MIN_RECORDS)
+
+static DEFINE_PER_CPU(struct ktau_table *, ktau_reserve);
+
+static void ktau_reserve_refill(struct work_struct *work)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ktau_table **slot = per_cpu_ptr(&ktau_reserve, cpu);
+		struct ktau_table *t;
+
+		if (READ_ONCE(*slot))
+			continue;
+		t = ktau_table_new(KTAU_TABLE_RESERVE_RECORDS, GFP_KERNEL);
+		if (!t)
+			return;
+		if (cmpxchg(slot, NULL, t))
+			ktau_table_free(t);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(ktau_reserve_work, ktau_reserve_refill);
+
+/* This CPU's reserve table, or NULL.  Interrupts are off. */
+static struct ktau_table *ktau_reserve_take(void)
+{
+	struct ktau_table *t = this_cpu_xchg(ktau_reserve, NULL);
+
+	if (t)
+		schedule_work(&ktau_reserve_work);
+	return t;
+}
+
+/*
+ * Full @t of @tsk: take a bigger table made ready for it (a kernel
+ * thread's spare, which its worker left) or, for a first-size table,
+ * this CPU's reserve.  Returns the task's table, bigger if one was taken.
+ */
+static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
+						     struct ktau_table *t)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *bigger = NULL;
+	bool spare = false;
+
+	if (READ_ONCE(kt->spare)) {
+		bigger = xchg(&kt->spare, NULL);
+		spare = !!bigger;
+	}
+	if (!bigger && t->maxrec == KTAU_TABLE_MIN_RECORDS)
+		bigger = ktau_reserve_take();
+	if (!bigger)
+		return t;
+	if (bigger->maxrec > t->maxrec) {
+		ktau_table_copy(bigger, t);
+		if (cmpxchg((struct ktau_table __force **)&kt->table,
+			    t, bigger) == t) {
+			ktau_table_free_rcu(t);
+			/* the worker's spare came: a later fill asks again */
+			if (spare)
+				clear_bit(KTAU_TASK_GROWING, &kt->flags);
+			return bigger;
+		}
+		/* A clear replaced the table meanwhile. */
+		t = ktau_task_table(kt);
+	}
+	ktau_table_free_rcu(bigger);
+	return t;
+}
+
+/*
  * Add a record for @key to the task's table: NULL when there is no room
- * now (a kernel thread takes the bigger table its worker left, if any).
- * Past 3/4 of the table, ask for a bigger one.
+ * now and no bigger table is ready (ktau_task_outgrow()).  Past 3/4 of
+ * the table, ask for a bigger one.
  */
 static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
 					struct ktau_table *t, u64 key)
 {
-	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_table *spare;
 	struct ktau_entry *e;
 
-	if (unlikely(t->nrec >= t->maxrec) && READ_ONCE(kt->spare)) {
-		spare = xchg(&kt->spare, NULL);
-		if (spare && spare->maxrec > t->maxrec) {
-			ktau_table_copy(spare, t);
-			if (cmpxchg((struct ktau_table __force **)&kt->table,
-				    t, spare) == t) {
-				ktau_table_free_rcu(t);
-				clear_bit(KTAU_TASK_GROWING, &kt->flags);
-				t = spare;
-				spare = NULL;
-			} else {
-				/* A clear replaced the table meanwhile. */
-				t = ktau_task_table(kt);
-			}
-		}
-		ktau_table_free_rcu(spare);
-	}
+	if (unlikely(t->nrec >= t->maxrec))
+		t = ktau_task_outgrow(tsk, t);
 	e = ktau_table_add(t, key);
 	if (unlikely(4 * t->nrec >= 3 * t->maxrec))
 		ktau_grow_request(tsk, t);
@@ -915,6 +978,9 @@ static void ktau_grow_task_work(struct callback_head *cb)
 	rcu_read_lock();
 	t = rcu_dereference(kt->table);
 	n = ktau_table_next_size(t, READ_ONCE(ktau_records_limit));
+	/* the CPU's reserve took the full table's place meanwhile */
+	if (4 * READ_ONCE(t->nrec) < 3 * t->maxrec)
+		n = 0;
 	rcu_read_unlock();
 	bigger = n ? ktau_table_new(n, GFP_KERNEL_ACCOUNT) : NULL;
 	local_irq_disable();
@@ -1032,6 +1098,7 @@ static int __init ktau_init(void)
 		return ret;
 	mutex_init(&init_task.signal->ktau.lock);
 	ktau_walk_tasks(ktau_table_early, NULL);
+	schedule_work(&ktau_reserve_work);
 	ktau_sysfast_update();
 	return ktau_proc_init();
 }
