@@ -100,3 +100,37 @@ TEST(control_parse_limits)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ASSERT_EQ(-EINVAL, parse(bad[i], &cmd));
 }
+
+TEST(control_parse_trace)
+{
+	static const char *const bad[] = {
+		"trace", "trace\n", "trace size", "trace size 17", "trace size 8",
+		"trace size 524288", "trace size 64K", "trace size 0", "trace pid",
+		"trace pid 0", "trace pid abc", "trace pid -3", "trace pid 1073741824",
+		"trace on now", "trace off 1", "trace foo", "trace all pids", "trace ON",
+		"trace pid 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
+	};
+	struct ktau_control_cmd cmd;
+	size_t i;
+
+	ASSERT_EQ(0, parse("trace on\n", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_ON, cmd.op);
+	ASSERT_EQ(0, parse("trace  off", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_OFF, cmd.op);
+	ASSERT_EQ(0, parse("trace all", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_ALL, cmd.op);
+	ASSERT_EQ(0, parse("trace size 16", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_SIZE, cmd.op);
+	ASSERT_EQ(16, cmd.value);
+	ASSERT_EQ(0, parse("trace size 262144", &cmd));
+	ASSERT_EQ(262144, cmd.value);
+	ASSERT_EQ(0, parse("trace pid 42 7\n", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_PIDS, cmd.op);
+	ASSERT_EQ(2, cmd.nr_pids);
+	ASSERT_EQ(42, cmd.pids[0]);
+	ASSERT_EQ(7, cmd.pids[1]);
+	ASSERT_EQ(0, parse("trace pid 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_MAX_PIDS, cmd.nr_pids);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(-EINVAL, parse(bad[i], &cmd));
+}

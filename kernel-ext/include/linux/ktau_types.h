@@ -108,6 +108,7 @@ struct ktau_task {
 	u64 root_key;			/* the outermost frame's record key */
 	u32 __user *ctx_word;		/* registered user context, or NULL */
 	unsigned long flags;		/* KTAU_TASK_* bits */
+	u32 trace_tag;			/* trace mode: kernel/ktau/trace.c */
 	struct callback_head grow_work;	/* user tasks: grow at return */
 	struct llist_node grow_node;	/* kernel threads: the grow worker */
 	struct ktau_table *spare;	/* kernel threads: a bigger table */

@@ -30,6 +30,7 @@
 static DEFINE_MUTEX(ktau_control_lock);
 static bool ktau_running;
 static unsigned long ktau_enabled_groups;
+unsigned long ktau_profiled_groups __read_mostly;
 
 /*
  * Start a new control generation for @groups.  The static keys have
@@ -49,15 +50,22 @@ static void ktau_gen_bump(unsigned long groups)
 	WRITE_ONCE(ktau_gen, gen);
 }
 
-/* Make every group's static key match the state; returns what changed. */
+/*
+ * Make every group's static key match the state: on while the group is
+ * profiled or the trace is on.  Returns the groups whose key or whose
+ * profiling changed: frames opened before must not be closed after.
+ */
 static unsigned long ktau_apply_state(void)
 {
-	unsigned long changed = 0;
+	unsigned long profiled = ktau_running ? ktau_enabled_groups : 0;
+	unsigned long changed = profiled ^ ktau_profiled_groups;
 	unsigned int g;
 
 	lockdep_assert_held(&ktau_control_lock);
+	WRITE_ONCE(ktau_profiled_groups, profiled);
 	for (g = 0; g < KTAU_NR_GROUPS; g++) {
-		bool want = ktau_running && (ktau_enabled_groups & BIT(g));
+		bool want = (ktau_profiled_groups & BIT(g)) ||
+			    READ_ONCE(ktau_tracing);
 
 		if (want == static_key_enabled(&ktau_group_keys[g]))
 			continue;
@@ -154,6 +162,17 @@ static int ktau_control_do(const struct ktau_control_cmd *cmd)
 	case KTAU_CONTROL_LIMIT_RECORDS:
 		WRITE_ONCE(ktau_records_limit, cmd->value);
 		return 0;
+	case KTAU_CONTROL_TRACE_ON:
+	case KTAU_CONTROL_TRACE_OFF:
+	case KTAU_CONTROL_TRACE_SIZE:
+	case KTAU_CONTROL_TRACE_ALL:
+	case KTAU_CONTROL_TRACE_PIDS: {
+		int ret = ktau_trace_control(cmd);
+
+		if (ret)
+			return ret;
+		break;
+	}
 	}
 	changed = ktau_apply_state();
 	if (changed)
@@ -207,6 +226,7 @@ static int ktau_control_show(struct seq_file *m, void *v)
 	seq_printf(m, "state %s\n", ktau_running ? "running" : "stopped");
 	seq_puts(m, "groups");
 	ktau_show_groups(m, ktau_enabled_groups);
+	ktau_trace_show(m);
 	mutex_unlock(&ktau_control_lock);
 
 	seq_puts(m, "available");
@@ -220,7 +240,7 @@ static int ktau_control_show(struct seq_file *m, void *v)
 	seq_printf(m, "contexts %u\n", ktau_contexts());
 	seq_printf(m, "dropped %lld\n", atomic64_read(&ktau_dropped_untabled));
 	seq_puts(m, "lost_tasks 0\n");
-	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit records N  (GROUP: a name above or all)\n");
+	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit records N | trace on|off|all | trace size KIB | trace pid PID...  (GROUP: a name above or all)\n");
 	seq_puts(m, "end\n");
 	return 0;
 }
@@ -286,7 +306,8 @@ int __init ktau_control_init(struct proc_dir_entry *dir)
 		.op = ktau_boot_running ? KTAU_CONTROL_START : KTAU_CONTROL_STOP,
 	};
 
-	if (!proc_create("control", 0600, dir, &ktau_control_ops))
+	if (!proc_create("control", 0600, dir, &ktau_control_ops) ||
+	    ktau_trace_init(dir))
 		return -ENOMEM;
 	mutex_lock(&ktau_control_lock);
 	ktau_enabled_groups = ktau_boot_groups;

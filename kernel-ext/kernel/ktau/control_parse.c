@@ -4,6 +4,7 @@
  *
  *   start | stop | clear | startclr | enable GROUP... | disable GROUP...
  *   limit memory BYTES | limit records N
+ *   trace on | trace off | trace all | trace size KIB | trace pid PID...
  *
  * GROUP is a group name or "all"; BYTES a decimal number with an optional
  * K, M or G suffix (powers of 1024).  Words are separated by blanks; one
@@ -140,6 +141,46 @@ static int ktau_parse_limit(const char *buf, size_t len, size_t pos,
 	return 0;
 }
 
+/* trace on | trace off | trace all | trace size KIB | trace pid PID... */
+static int ktau_parse_trace(const char *buf, size_t len, size_t pos,
+			    struct ktau_control_cmd *cmd)
+{
+	struct ktau_word what, w;
+	unsigned long long v;
+
+	if (!ktau_next_word(buf, len, &pos, &what))
+		return -EINVAL;
+	if (ktau_word_is(&what, "pid")) {
+		cmd->op = KTAU_CONTROL_TRACE_PIDS;
+		while (ktau_next_word(buf, len, &pos, &w)) {
+			if (cmd->nr_pids == KTAU_CONTROL_MAX_PIDS ||
+			    ktau_parse_number(&w, false, &v) || !v ||
+			    v > 0x3fffffff)
+				return -EINVAL;
+			cmd->pids[cmd->nr_pids++] = v;
+		}
+		return cmd->nr_pids ? 0 : -EINVAL;
+	}
+	if (ktau_word_is(&what, "size")) {
+		cmd->op = KTAU_CONTROL_TRACE_SIZE;
+		if (!ktau_next_word(buf, len, &pos, &w) ||
+		    ktau_parse_number(&w, false, &cmd->value) ||
+		    cmd->value < KTAU_TRACE_KIB_MIN ||
+		    cmd->value > KTAU_TRACE_KIB_MAX ||
+		    (cmd->value & (cmd->value - 1)))
+			return -EINVAL;
+	} else if (ktau_word_is(&what, "on")) {
+		cmd->op = KTAU_CONTROL_TRACE_ON;
+	} else if (ktau_word_is(&what, "off")) {
+		cmd->op = KTAU_CONTROL_TRACE_OFF;
+	} else if (ktau_word_is(&what, "all")) {
+		cmd->op = KTAU_CONTROL_TRACE_ALL;
+	} else {
+		return -EINVAL;
+	}
+	return ktau_next_word(buf, len, &pos, &w) ? -EINVAL : 0;
+}
+
 int ktau_control_parse(const char *buf, size_t len,
 		       const char *const *group_names, unsigned int nr_groups,
 		       struct ktau_control_cmd *cmd)
@@ -155,6 +196,7 @@ int ktau_control_parse(const char *buf, size_t len,
 		{ "enable", KTAU_CONTROL_ENABLE },
 		{ "disable", KTAU_CONTROL_DISABLE },
 		{ "limit", KTAU_CONTROL_LIMIT_MEMORY },
+		{ "trace", KTAU_CONTROL_TRACE_ON },
 	};
 	struct ktau_word w, extra;
 	size_t i, pos = 0;
@@ -181,8 +223,11 @@ int ktau_control_parse(const char *buf, size_t len,
 	cmd->op = ops[i].op;
 	cmd->groups = 0;
 	cmd->value = 0;
+	cmd->nr_pids = 0;
 	if (cmd->op == KTAU_CONTROL_LIMIT_MEMORY)
 		return ktau_parse_limit(buf, len, pos, cmd);
+	if (cmd->op == KTAU_CONTROL_TRACE_ON)
+		return ktau_parse_trace(buf, len, pos, cmd);
 	if (cmd->op == KTAU_CONTROL_ENABLE || cmd->op == KTAU_CONTROL_DISABLE)
 		return ktau_parse_groups(buf, len, pos, group_names, nr_groups,
 					 &cmd->groups);

@@ -26,6 +26,11 @@ enum ktau_control_op {
 	KTAU_CONTROL_DISABLE,
 	KTAU_CONTROL_LIMIT_MEMORY,
 	KTAU_CONTROL_LIMIT_RECORDS,
+	KTAU_CONTROL_TRACE_ON,
+	KTAU_CONTROL_TRACE_OFF,
+	KTAU_CONTROL_TRACE_SIZE,
+	KTAU_CONTROL_TRACE_ALL,
+	KTAU_CONTROL_TRACE_PIDS,
 };
 
 /* What the limit commands accept. */
@@ -34,10 +39,20 @@ enum ktau_control_op {
 #define KTAU_LIMIT_RECORDS_MIN	20
 #define KTAU_LIMIT_RECORDS_MAX	65000
 
+/* trace size KIB: per CPU, a power of two */
+#define KTAU_TRACE_KIB_MIN	16
+#define KTAU_TRACE_KIB_MAX	262144
+#define KTAU_TRACE_KIB_DEFAULT	1024
+
+/* trace pid PID...: at most this many at once */
+#define KTAU_CONTROL_MAX_PIDS	16
+
 struct ktau_control_cmd {
 	enum ktau_control_op op;
 	unsigned long groups;	/* enable/disable: a bit per group */
-	unsigned long long value;	/* limit: bytes or records */
+	unsigned long long value;	/* limit: bytes or records; trace size */
+	unsigned int nr_pids;	/* trace pid */
+	int pids[KTAU_CONTROL_MAX_PIDS];
 };
 
 int ktau_control_parse(const char *buf, size_t len,

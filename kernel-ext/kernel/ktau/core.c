@@ -326,6 +326,9 @@ static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 	unsigned int d;
 
 	ktau_handlers(fid, KTAU_HANDLER_START, now);
+	/* its group's key is on for the trace alone */
+	if (unlikely(!ktau_fid_profiled(fid)))
+		return;
 	ktau_stack_check(kt);
 	d = kt->depth;
 	if (unlikely(d >= KTAU_MAX_DEPTH)) {
@@ -371,6 +374,10 @@ static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
 	unsigned int i;
 	u64 incl;
 
+	if (unlikely(!ktau_fid_profiled(fid))) {
+		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
+		return;
+	}
 	ktau_stack_check(kt);
 	if (unlikely(kt->depth > KTAU_MAX_DEPTH)) {
 		if (--kt->depth == KTAU_MAX_DEPTH)
@@ -639,6 +646,10 @@ out:
 
 void __ktau_schedule_enter(bool voluntary)
 {
+	/* with only the trace on, no frame will say which kind it was */
+	if (ktau_trace_on())
+		assign_bit(KTAU_TASK_SCHED_INVOL, &ktau_current()->flags,
+			   !voluntary);
 	ktau_start(KTAU_FID_STATIC(voluntary ? KTAU_SP_SCHEDULE_VOL :
 					       KTAU_SP_SCHEDULE_INVOL));
 }
@@ -657,6 +668,11 @@ void __ktau_schedule_exit(void)
 		return;
 	local_irq_save(flags);
 	now = ktau_arch_now();
+	if (unlikely(!(READ_ONCE(ktau_profiled_groups) & BIT(KTAU_GROUP_SCHED)))) {
+		ktau_handlers(test_bit(KTAU_TASK_SCHED_INVOL, &kt->flags) ?
+			      invol : vol, KTAU_HANDLER_STOP, now);
+		goto out;
+	}
 	d = kt->depth;
 	if (d && d <= KTAU_MAX_DEPTH) {
 		key = ktau_frame_key(kt, d - 1);
@@ -680,6 +696,24 @@ out:
 /* ---- system calls ---------------------------------------------------- */
 
 /*
+ * Open a system call's frame from the slow entry paths.  The trace gets
+ * the user context first; with only the trace on, root_key keeps the
+ * id for the exit (ktau_syscall_exit_traced()).  Interrupts are off.
+ */
+static void ktau_syscall_open(struct ktau_task *kt, unsigned int fid)
+{
+	if (ktau_trace_on() && kt->ctx_word) {
+		u64 key = 0;
+
+		ktau_read_ctx(current, kt->ctx_word, &key);
+		ktau_trace_context(KTAU_KEY_CTX(key));
+	}
+	ktau_push(current, fid, ktau_arch_now());
+	if (!ktau_fid_profiled(fid))
+		kt->root_key = fid + 1;
+}
+
+/*
  * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
  * inline path: handlers, x32 and invalid numbers.  Number -1 asks for
  * nothing (do_syscall_64() runs nothing for it): nothing is recorded.
@@ -691,8 +725,30 @@ long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
 
 	ktau_stack_reset(kt);
 	if (nr != -1)
-		ktau_push(current, ktau_sys64_fid(nr), ktau_arch_now());
+		ktau_syscall_open(kt, ktau_sys64_fid(nr));
 	return nr;
+}
+
+/*
+ * The open call's number became @nr (-1: skipped): handlers and the
+ * trace see the old call stop and the new one start.
+ */
+static void ktau_syscall_renumbered(struct ktau_task *kt, long nr)
+{
+	unsigned int old = ktau_key_fid(kt->root_key);
+	u64 now = ktau_arch_now();
+
+	if (nr == -1) {
+		ktau_handlers(old, KTAU_HANDLER_STOP, now);
+		kt->depth = 0;
+		kt->root_key = 0;
+		return;
+	}
+	if (ktau_sys64_fid(nr) != old) {
+		ktau_handlers(old, KTAU_HANDLER_STOP, now);
+		ktau_handlers(ktau_sys64_fid(nr), KTAU_HANDLER_START, now);
+	}
+	kt->root_key = (kt->root_key & ~0xffffULL) | (ktau_sys64_fid(nr) + 1);
 }
 
 /*
@@ -711,13 +767,9 @@ long __ktau_syscall_renumber(long nr)
 	local_irq_save(flags);
 	kt = ktau_current();
 	ktau_stack_check(kt);
-	if (kt->depth) {
-		if (nr == -1)
-			kt->depth = 0;
-		else
-			kt->root_key = (kt->root_key & ~0xffffULL) |
-				       (ktau_sys64_fid(nr) + 1);
-	}
+	/* with only the trace on, root_key alone says a call is open */
+	if (kt->depth || (!ktau_syscalls_profiled() && (u16)kt->root_key))
+		ktau_syscall_renumbered(kt, nr);
 	local_irq_restore(flags);
 	return nr;
 }
@@ -730,7 +782,7 @@ void __ktau_ia32_syscall_enter(long nr)
 	local_irq_save(flags);
 	ktau_stack_reset(ktau_current());
 	if (nr != -1)
-		ktau_push(current, ktau_ia32_fid(nr), ktau_arch_now());
+		ktau_syscall_open(ktau_current(), ktau_ia32_fid(nr));
 	local_irq_restore(flags);
 }
 
@@ -851,6 +903,19 @@ static void ktau_check_hints(const struct ktau_table *t)
 }
 
 /*
+ * A system call's exit while only the trace records system calls: its
+ * entry left the call's id in root_key, as no frame was opened.
+ */
+static void ktau_syscall_exit_traced(struct ktau_task *kt, u64 now)
+{
+	unsigned int fid = ktau_key_fid(kt->root_key);
+
+	if ((u16)kt->root_key)
+		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
+	kt->root_key = 0;
+}
+
+/*
  * A system call's exit when ktau_close_root_fast() cannot take it:
  * nothing open (a new task's first return, or the group was switched on
  * during the call), frames left above the call's (their stop was
@@ -864,6 +929,10 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 	struct ktau_task *kt = &tsk->ktau;
 	u64 key, incl;
 
+	if (unlikely(!ktau_syscalls_profiled())) {
+		ktau_syscall_exit_traced(kt, now);
+		return;
+	}
 	ktau_stack_check(kt);
 	if (!kt->depth)
 		return;

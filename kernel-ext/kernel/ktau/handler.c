@@ -22,6 +22,7 @@ static DEFINE_MUTEX(ktau_handler_lock);
 
 #define KTAU_ALL_GROUPS		(BIT(KTAU_NR_GROUPS) - 1)
 
+/* Every point while a handler is registered or the trace is on. */
 void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value)
 {
 	int group = ktau_fid_group(fid);
@@ -29,6 +30,8 @@ void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value)
 
 	if (group < 0)
 		return;
+	if (ktau_trace_on())
+		ktau_trace_point(fid, type, value);
 	fn = READ_ONCE(ktau_handler_of[group]);
 	if (fn)
 		fn(fid, type, ktau_fid_name(fid), &value);
@@ -43,6 +46,22 @@ static bool ktau_any_handler(void)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The handler path is taken while a handler is registered or the trace
+ * is on; the inline system call timers, which call neither, are off
+ * then.  May sleep.
+ */
+void ktau_handler_key_update(void)
+{
+	mutex_lock(&ktau_handler_lock);
+	if (ktau_any_handler() || READ_ONCE(ktau_tracing))
+		static_branch_enable(&ktau_handler_key);
+	else
+		static_branch_disable(&ktau_handler_key);
+	mutex_unlock(&ktau_handler_lock);
+	ktau_sysfast_update();
 }
 
 /**
@@ -75,12 +94,10 @@ int ktau_register_handler(unsigned int group_mask, ktau_handler_fn handler)
 			if (group_mask & BIT(g))
 				WRITE_ONCE(ktau_handler_of[g], handler);
 		}
-		static_branch_enable(&ktau_handler_key);
 	}
 	mutex_unlock(&ktau_handler_lock);
-	/* The inline system call timers do not call handlers. */
 	if (!ret)
-		ktau_sysfast_update();
+		ktau_handler_key_update();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ktau_register_handler);
@@ -109,10 +126,8 @@ int ktau_unregister_handler(unsigned int group_mask)
 			found = true;
 		}
 	}
-	if (!ktau_any_handler())
-		static_branch_disable(&ktau_handler_key);
 	mutex_unlock(&ktau_handler_lock);
-	ktau_sysfast_update();
+	ktau_handler_key_update();
 	synchronize_rcu();
 	return found ? 0 : -ENOENT;
 }

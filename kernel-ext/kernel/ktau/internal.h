@@ -220,6 +220,7 @@ unsigned int ktau_fids_refused(void);
 enum {
 	KTAU_TASK_DEAD,		/* exited: its profile was folded */
 	KTAU_TASK_GROWING,	/* a bigger table is on its way */
+	KTAU_TASK_SCHED_INVOL,	/* trace: its schedule() is a preemption */
 };
 
 static inline struct ktau_task *ktau_current(void)
@@ -248,6 +249,7 @@ void ktau_grow_init(void);
 /* Profiling handlers (handler.c). */
 extern struct static_key_false ktau_handler_key;
 void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value);
+void ktau_handler_key_update(void);
 
 /* By value: a hook whose handlers are off keeps its timestamp in a register. */
 static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
@@ -259,7 +261,8 @@ static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
 
 /*
  * ktau_sysfast_key selects the inline system call timers: on while no
- * handler is registered.  Call this after registering or removing one.
+ * handler is registered and nothing is traced.  ktau_handler_key_update()
+ * calls this.
  */
 void ktau_sysfast_update(void);
 
@@ -275,7 +278,47 @@ void ktau_task_clear(struct task_struct *p);
 void ktau_signal_clear(struct signal_struct *sig);
 extern atomic64_t ktau_dropped_untabled;
 
+/* ---- trace mode (trace.c) ------------------------------------------- */
+
+struct ktau_control_cmd;
+struct seq_file;
+
+extern bool ktau_tracing;
+
+static inline bool ktau_trace_on(void)
+{
+	/* Pairs with smp_store_release() when tracing starts: rings first. */
+	return smp_load_acquire(&ktau_tracing);
+}
+
+void ktau_trace_point(unsigned int fid, unsigned int type, u64 tsc);
+void ktau_trace_context(u32 value);
+void ktau_trace_exec(void);
+void ktau_trace_exit(void);
+void ktau_trace_fork(struct ktau_task *child, const struct ktau_task *parent);
+int ktau_trace_control(const struct ktau_control_cmd *cmd);
+void ktau_trace_show(struct seq_file *m);
+int ktau_trace_init(struct proc_dir_entry *dir);
+
 /* ---- control and /proc (control.c, proc.c) ----------------------------- */
+
+/*
+ * The groups whose points update profiles: recording started and the
+ * group enabled.  A group's key may be on for tracing alone.
+ */
+extern unsigned long ktau_profiled_groups;
+
+static inline bool ktau_fid_profiled(unsigned int fid)
+{
+	int group = ktau_fid_group(fid);
+
+	return group >= 0 && (READ_ONCE(ktau_profiled_groups) & BIT(group));
+}
+
+static inline bool ktau_syscalls_profiled(void)
+{
+	return READ_ONCE(ktau_profiled_groups) & BIT(KTAU_GROUP_SYSCALL);
+}
 
 int ktau_proc_init(void);
 int ktau_control_init(struct proc_dir_entry *dir);

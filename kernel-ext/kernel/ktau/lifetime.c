@@ -43,6 +43,7 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 	struct ktau_table *t;
 
 	memset(kt, 0, sizeof(*kt));
+	ktau_trace_fork(kt, parent);
 	kt->gen = READ_ONCE(ktau_gen);
 	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
 	RCU_INIT_POINTER(kt->table, t ? t : ktau_empty_table);
@@ -126,6 +127,7 @@ void ktau_task_exit(struct task_struct *tsk)
 	local_irq_disable();
 	ktau_unwind(tsk);
 	local_irq_enable();
+	ktau_trace_exit();
 
 	mutex_lock(&ks->lock);
 	local_irq_disable();
@@ -235,6 +237,7 @@ void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm)
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_table *fresh, *old;
 
+	ktau_trace_exec();
 	if (kt->ctx_word) {
 		local_irq_disable();
 		kt->ctx_word = NULL;
