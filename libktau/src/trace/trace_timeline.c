@@ -321,7 +321,8 @@ static int rebuild_thread(struct thread *th)
 	struct walk w = { .th = th };
 	int ret;
 
-	qsort(th->marks, th->nr_marks, sizeof(*th->marks), cmp_mark);
+	if (th->nr_marks)
+		qsort(th->marks, th->nr_marks, sizeof(*th->marks), cmp_mark);
 	ret = walk_marks(&w);		/* counts the unmatched exits */
 	if (!ret) {
 		w.unmatched = w.unmatched_seen;
@@ -435,7 +436,8 @@ struct ktau_trace_timeline *ktau_trace_timeline(struct ktau_trace *t,
 		errno = -ret;
 		return ktau__ret_ptr(NULL, &pe, err);
 	}
-	qsort(tl->threads, tl->nr_threads, sizeof(*tl->threads), cmp_thread);
+	if (tl->nr_threads)
+		qsort(tl->threads, tl->nr_threads, sizeof(*tl->threads), cmp_thread);
 	return ktau__ret_ptr(tl, &pe, err);
 }
 
