@@ -368,18 +368,9 @@ struct ktau_trace *ktau__trace_open(const struct ktau_load_opts *opts,
 	FILE *stream;
 	int ret;
 
-	ret = KTAU__OPTS_CHECK(opts, ktau_load_opts, stream, err);
-	if (!ret && !opts)
-		ret = ktau__fail(err, EINVAL, 0, "NULL struct ktau_load_opts");
+	ret = ktau__load_source(opts, &path, &stream, err);
 	if (ret) {
 		errno = -ret;
-		return NULL;
-	}
-	path = KTAU__OPTS_GET(opts, path, NULL);
-	stream = KTAU__OPTS_GET(opts, stream, NULL);
-	if (!path == !stream) {
-		errno = -ktau__fail(err, EINVAL, 0, "struct ktau_load_opts: give exactly "
-				    "one of path and stream");
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -499,11 +490,28 @@ static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t o
 	return 0;
 }
 
+/* The next event unit of chunk t->cur (and its comm unit) into u and t->ev. */
+static int read_event(struct ktau_trace *t, unsigned char u[KTAU_TRACE_UNIT],
+		      struct ktau_parse_error *err)
+{
+	uint64_t offset = t->off;
+	int ret = read_exact(t, u, KTAU_TRACE_UNIT, "an event", err);
+
+	if (ret > 0)
+		ret = ktau__fail(err, EPROTO, 0, "truncated: the chunk at offset %llu "
+				 "says %u units, the stream ends after %u",
+				 (unsigned long long)t->cur.offset, t->cur.count,
+				 t->cur.count - t->left);
+	if (ret)
+		return ret;
+	t->left--;
+	return decode_event(t, u, offset, err);
+}
+
 int ktau__trace_next(struct ktau_trace *t, const struct ktau_trace_event **ev,
 		     struct ktau_parse_error *err)
 {
 	unsigned char u[KTAU_TRACE_UNIT];
-	uint64_t offset;
 	int ret;
 
 	if (t->done)
@@ -515,17 +523,7 @@ int ktau__trace_next(struct ktau_trace *t, const struct ktau_trace_event **ev,
 			return ret;
 		}
 	}
-	offset = t->off;
-	ret = read_exact(t, u, sizeof(u), "an event", err);
-	if (ret > 0)
-		ret = ktau__fail(err, EPROTO, 0, "truncated: the chunk at offset %llu "
-				 "says %u units, the stream ends after %u",
-				 (unsigned long long)t->cur.offset, t->cur.count,
-				 t->cur.count - t->left);
-	if (ret)
-		return ret;
-	t->left--;
-	ret = decode_event(t, u, offset, err);
+	ret = read_event(t, u, err);
 	if (ret)
 		return ret;
 	*ev = &t->ev;
@@ -556,18 +554,8 @@ static int copy_user_events(struct ktau_trace *t, FILE *out, struct ktau_parse_e
 {
 	while (t->left) {
 		unsigned char u[KTAU_TRACE_UNIT];
-		uint64_t offset = t->off;
-		int ret = read_exact(t, u, sizeof(u), "an event", err);
+		int ret = read_event(t, u, err);
 
-		if (ret > 0)
-			ret = ktau__fail(err, EPROTO, 0, "truncated: the chunk at offset %llu "
-					 "says %u units, the stream ends after %u",
-					 (unsigned long long)t->cur.offset, t->cur.count,
-					 t->cur.count - t->left);
-		if (ret)
-			return ret;
-		t->left--;
-		ret = decode_event(t, u, offset, err);
 		if (ret)
 			return ret;
 		if (fwrite(u, sizeof(u), 1, out) != 1 ||
