@@ -196,6 +196,19 @@ static int open_and_read(const struct tgen *g)
 	return n < 0 ? (int)n : 0;
 }
 
+/* Whether reading g fails with code, a message holding msg and (when
+ * line is not 0) that line; g is freed. */
+static int is_bad_stream(struct tgen *g, int code, const char *msg, unsigned int line)
+{
+	int ret = open_and_read(g);
+
+	tg_free(g);
+	if (ret == code && strstr(ERR_MSG, msg) && (!line || ERR_LINE == line))
+		return 1;
+	fprintf(stderr, "got %d, line %u: %s\n", ret, ERR_LINE, ERR_MSG);
+	return 0;
+}
+
 TEST(trace_rejects_malformed_streams_precisely)
 {
 	struct tgen g = { 0 };
@@ -204,90 +217,62 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_bytes(&g, "KTAUTRC2", 8);
 	tg_bytes(&g, "\1\0\0\0@\0\0\0\20\0\0\0\1\0\0\0", 16);
 	tg_bytes(&g, "........................................", 40);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "not a ktau trace");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "not a ktau trace", 0));
 	/* another version */
 	tg_header(&g, 2, 16, 1, 1000);
-	ASSERT_EQ(-EPROTONOSUPPORT, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "version 2");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "version 2", 0));
 	/* another unit size */
 	tg_header(&g, 1, 32, 1, 1000);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "unit_size 32");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "unit_size 32", 0));
 	/* a header cut short */
 	tg_header(&g, 1, 16, 1, 1000);
 	g.len = 40;
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "truncated");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "truncated", 0));
 	/* a chunk's magic, at offset 64 + 16 + 16 */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, TG_ENTRY, 1, 1, 0);
 	tg_bytes(&g, "XY", 2);
 	tg_bytes(&g, "\1\0\0\0\0\0\0\0\0\0\0\0\0\0", 14);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "chunk at offset 96: bad magic 0x5958");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "chunk at offset 96: bad magic 0x5958", 0));
 	/* a chunk that says more units than the stream has */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 3, 0);
 	tg_event(&g, TG_ENTRY, 1, 1, 0);
 	tg_event(&g, TG_EXIT, 2, 1, 0);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "chunk at offset 64 says 3 units, the stream ends after 2");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "chunk at offset 64 says 3 units, the stream ends after 2", 0));
 	/* a TASK whose comm would be past its chunk */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, TG_TASK, 1, 1, 1);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 0, 0);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "event at offset 80: TASK without its comm unit");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: TASK without its comm unit", 0));
 	/* an EXEC whose comm the stream lost */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
 	tg_event(&g, TG_EXEC, 1, 1, 1);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "comm unit");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "comm unit", 0));
 	/* an event type the format does not have */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, 7, 1, 1, 1);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "event at offset 80: unknown type 7");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 7", 0));
 	/* a kernel chunk of a CPU the header does not have */
 	tg_header(&g, 1, 16, 2, 1000);
 	tg_chunk(&g, TG_KERNEL, 2, 0, 0, 1);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "cpu 2, but the header says nr_cpus 2");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "cpu 2, but the header says nr_cpus 2", 0));
 	/* half a chunk header */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_bytes(&g, "KT\1\0", 4);
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "inside a chunk header at offset 64");
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "inside a chunk header at offset 64", 0));
 	/* a kernel names chunk that is not a function map */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_names(&g, 0, 0, "ktau-functions 1\ncolumns fid group name\n4294967296 syscall read\n");
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "names chunk at offset 64: function id 4294967296 out of range");
-	ASSERT_EQ(3, ERR_LINE);
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "names chunk at offset 64: function id 4294967296 out of range", 3));
 	/* user names that are not "ID NAME" lines */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_names(&g, 1, 4, "1 main\nmain\n");
-	ASSERT_EQ(-EPROTO, open_and_read(&g));
-	ASSERT_CONTAINS(ERR_MSG, "expected 'ID NAME'");
-	ASSERT_EQ(2, ERR_LINE);
-	tg_free(&g);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "expected 'ID NAME'", 2));
 }
 
 TEST(trace_open_errors)
