@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ktau-export — write a kernel profile as a TAU profile directory (for
- * ParaProf), pprof, callgrind, folded stacks or JSON. Reading, the model
- * and the writers are libktau's; this file only picks blocks and a format.
+ * ParaProf), pprof, callgrind, folded stacks or JSON, and a trace as a
+ * timeline (Perfetto / Chrome trace-event JSON). Reading, the model and
+ * the writers are libktau's; this file only picks blocks and a format.
  */
 #define _GNU_SOURCE	/* getopt_long */
 #include <errno.h>
@@ -17,8 +18,16 @@
 
 #include "tool.h"
 
+/* The formats of traces (ktau-trace's files) rather than profiles. */
+enum trace_format {
+	TRACE_NONE = 0,
+	TRACE_PERFETTO,
+	TRACE_OTF2,
+};
+
 struct options {
 	int format;		/* enum ktau_model_format, 0: not given */
+	enum trace_format trace_format;
 	const char *output;	/* NULL: default */
 	const char *input;	/* a saved profile, or NULL with pid */
 	pid_t pid, tid;		/* 0: not given */
@@ -29,6 +38,7 @@ struct options {
 static const char usage_text[] =
 "Usage: ktau-export --format FORMAT [-o OUT] [OPTIONS] INPUT\n"
 "       ktau-export --format FORMAT [-o OUT] [OPTIONS] --pid PID [--tid TID]\n"
+"       ktau-export --format perfetto [-o OUT] TRACE\n"
 "\n"
 "Write a KTAU kernel profile in a format other tools read. INPUT is a saved\n"
 "/proc ktau profile (any scope: thread, process or system); --pid reads\n"
@@ -43,11 +53,17 @@ static const char usage_text[] =
 "  callgrind  for callgrind_annotate and KCachegrind (event ns)\n"
 "  folded     'thread;root;...;leaf ns' lines for flamegraph.pl\n"
 "  json       see docs/json-schema.md\n"
+"Formats of a TRACE (a file ktau-trace wrote):\n"
+"  perfetto   Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
+"             chrome://tracing): a track per thread, a slice per routine,\n"
+"             user routines and the kernel work inside them nested\n"
+"  otf2       OTF2 archive (only when built with libotf2; not yet)\n"
 "For every format but tau, OUT is a file; without -o, or with -o -, the\n"
 "output goes to standard output. Files are replaced atomically.\n"
 "\n"
 "Options:\n"
-"  -f, --format FORMAT  tau, pprof, callgrind, folded or json (required)\n"
+"  -f, --format FORMAT  tau, pprof, callgrind, folded, json, or for a trace\n"
+"                       perfetto or otf2 (required)\n"
 "  -o, --output OUT     where to write (see above)\n"
 "  -p, --pid PID        read /proc/PID/ktau instead of INPUT\n"
 "  -t, --tid TID        with --pid: only thread TID (/proc/PID/task/TID/ktau)\n"
@@ -78,10 +94,12 @@ static int parse_option(int c, void *opts, char **argv)
 
 	switch (c) {
 	case 'f':
-		o->format = ktau_model_format_from_name(optarg);
+		o->trace_format = !strcmp(optarg, "perfetto") ? TRACE_PERFETTO :
+				  !strcmp(optarg, "otf2") ? TRACE_OTF2 : TRACE_NONE;
+		o->format = o->trace_format ? 0 : ktau_model_format_from_name(optarg);
 		if (o->format < 0) {
 			tool_usage_error("unknown format '%s' (tau, pprof, callgrind, "
-				    "folded, json)", optarg);
+				    "folded, json, perfetto, otf2)", optarg);
 			return EXIT_USAGE;
 		}
 		return -1;
@@ -131,8 +149,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	ret = tool_parse_args(argc, argv, ":f:o:p:t:hV", longopts, parse_option, o, &o->input);
 	if (ret >= 0)
 		return ret;
-	if (!o->format) {
+	if (!o->format && !o->trace_format) {
 		tool_usage_error("%s", "missing --format");
+		return EXIT_USAGE;
+	}
+	if (o->trace_format && (o->pid || o->children || o->node || !o->input)) {
+		tool_usage_error("%s", o->input ? "a trace format takes a TRACE file only "
+				 "(no --pid, --children, --node)" : "missing TRACE file");
 		return EXIT_USAGE;
 	}
 	if (!o->input == !o->pid) {
@@ -206,6 +229,55 @@ static struct ktau_model *build_model(const struct options *o,
 	return m;
 }
 
+/* A trace's timeline as trace-event JSON: to OUT, or stdout. */
+static int export_trace(const struct options *o)
+{
+	KTAU_OPTS(ktau_load_opts, lo, .path = o->input);
+	bool to_stdout = !o->output || !strcmp(o->output, "-");
+	struct ktau_trace_timeline *tl;
+	struct ktau_error *err;
+	struct ktau_trace *t;
+	FILE *out;
+	int ret;
+
+	if (o->trace_format == TRACE_OTF2) {
+		/* TODO: an OTF2 writer, built when libotf2-trace-dev is there */
+		fprintf(stderr, "ktau-export: this ktau-export was built without OTF2 "
+			"support (libotf2); -f perfetto writes a timeline\n");
+		return EXIT_RUNTIME;
+	}
+	t = ktau_trace_open(&lo, &err);
+	tl = t ? ktau_trace_timeline(t, &err) : NULL;
+	ktau_trace_close(t);
+	if (!tl) {
+		fprintf(stderr, "ktau-export: %s: %s\n", o->input, ktau_error_message(err));
+		ktau_error_free(err);
+		return EXIT_RUNTIME;
+	}
+	if (!ktau_trace_timeline_tsc_khz(tl)) {
+		fprintf(stderr, "ktau-export: %s: the trace has no tsc_khz: its time stamps "
+			"cannot be converted\n", o->input);
+		ktau_trace_timeline_free(tl);
+		return EXIT_RUNTIME;
+	}
+	out = to_stdout ? stdout : fopen(o->output, "w");
+	if (!out) {
+		fprintf(stderr, "ktau-export: cannot write %s: %s\n", o->output, strerror(errno));
+		ktau_trace_timeline_free(tl);
+		return EXIT_RUNTIME;
+	}
+	ret = ktau_trace_timeline_write_json(tl, out);
+	ktau_trace_timeline_free(tl);
+	if (!to_stdout && fclose(out) && !ret)
+		ret = -errno;
+	if (ret) {
+		fprintf(stderr, "ktau-export: cannot write %s: %s\n",
+			to_stdout ? "standard output" : o->output, ktau_strerror(ret));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -218,6 +290,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.trace_format)
+		return export_trace(&o);
 	p = read_profile(&o);
 	if (!p)
 		return EXIT_RUNTIME;

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,13 +29,25 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* In the child: the caller's signal state back, then the command. */
+/* In the child: the caller's go (EOF on go_fd, when not -1), the
+ * caller's signal state back, then the command. */
 static void __attribute__((noreturn))
-exec_child(char *const argv[], const sigset_t *old_mask, int err_fd,
+exec_child(char *const argv[], const sigset_t *old_mask, int err_fd, int go_fd,
 	   void (*before_exec)(void *), void *arg)
 {
+	char c;
 	int e;
 
+	if (go_fd >= 0) {
+		ssize_t n;
+
+		do
+			n = read(go_fd, &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 0)	/* the caller gave up on us */
+			_exit(127);
+		close(go_fd);
+	}
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	if (before_exec)
 		before_exec(arg);
@@ -89,43 +103,101 @@ static void reap(struct reaper *r)
 	}
 }
 
-static void forward(const struct reaper *r, const siginfo_t *si)
+static void forward(const struct reaper *r, int signo, int code)
 {
 	/* the terminal signals the whole foreground group: the command has it */
-	if (si->si_code == SI_KERNEL)
+	if (code == SI_KERNEL)
 		return;
-	kill(r->command, si->si_signo);
+	kill(r->command, signo);
 }
 
-static void wait_loop(struct reaper *r, const sigset_t *wait_set, bool follow)
+/*
+ * The next signal of wait_set (*code its si_code), or 0 when the hooks'
+ * fd or timeout woke the caller (after on_wait), or -1 to try again.
+ */
+static int next_signal(const sigset_t *wait_set, int sigfd, const struct child_hooks *h,
+		       bool *poll_fd, int *code)
 {
+	struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN },
+				 { .fd = h ? h->fd : -1, .events = POLLIN } };
+	struct signalfd_siginfo ssi;
+	siginfo_t si;
+	int n;
+
+	if (sigfd < 0) {
+		n = sigwaitinfo(wait_set, &si);
+		*code = n > 0 ? si.si_code : 0;
+		return n;
+	}
+	if (!*poll_fd)
+		fds[1].fd = -1;
+	n = poll(fds, 2, h->timeout_ms);
+	if (n < 0)
+		return -1;
+	if (fds[0].revents & POLLIN) {
+		if (read(sigfd, &ssi, sizeof(ssi)) != (ssize_t)sizeof(ssi))
+			return -1;
+		*code = ssi.ssi_code;
+		return (int)ssi.ssi_signo;
+	}
+	*poll_fd = h->on_wait(h->arg, fds[1].revents != 0);
+	return 0;
+}
+
+static void wait_loop(struct reaper *r, const sigset_t *wait_set, bool follow,
+		      const struct child_hooks *h)
+{
+	int sigfd = h ? signalfd(-1, wait_set, SFD_CLOEXEC) : -1;
+	bool poll_fd = h && h->fd >= 0;
+
 	for (;;) {
-		siginfo_t si;
-		int sig;
+		int sig, code;
 
 		reap(r);
 		if (r->command_done && (!follow || r->none_left))
 			break;
-		sig = sigwaitinfo(wait_set, &si);
-		if (sig < 0 || sig == SIGCHLD)
+		sig = next_signal(wait_set, sigfd, h, &poll_fd, &code);
+		if (sig <= 0 || sig == SIGCHLD)
 			continue;
 		if (!r->command_done) {
-			forward(r, &si);
+			forward(r, sig, code);
 		} else {
 			r->res->stopped_waiting = true;
 			break;
 		}
 	}
 	r->res->orphans_left = r->some_running;
+	if (sigfd >= 0)
+		close(sigfd);
 }
 
 int child_run(char *const argv[], bool follow, void (*before_exec)(void *arg), void *arg,
 	      struct child_result *res)
 {
+	return child_run_hooked(argv, follow, before_exec, arg, NULL, res);
+}
+
+/* Lets the child exec, or (ret non-zero) kills it before it does. */
+static void release_child(struct reaper *r, int go_fd, int ret)
+{
+	if (go_fd < 0)
+		return;
+	if (ret) {
+		char c = 0;
+
+		if (write(go_fd, &c, 1) < 0)
+			kill(r->command, SIGKILL);
+	}
+	close(go_fd);
+}
+
+int child_run_hooked(char *const argv[], bool follow, void (*before_exec)(void *arg),
+		     void *arg, const struct child_hooks *hooks, struct child_result *res)
+{
 	struct reaper r = { .res = res };
 	struct rusage before, after;
 	sigset_t wait_set, old_mask;
-	int err_pipe[2], ret = 0;
+	int err_pipe[2], go_pipe[2] = { -1, -1 }, ret = 0;
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
@@ -143,6 +215,12 @@ int child_run(char *const argv[], bool follow, void (*before_exec)(void *arg), v
 		ret = -errno;
 		goto out;
 	}
+	if (hooks && hooks->after_fork && pipe2(go_pipe, O_CLOEXEC)) {
+		ret = -errno;
+		close(err_pipe[0]);
+		close(err_pipe[1]);
+		goto out;
+	}
 	getrusage(RUSAGE_CHILDREN, &before);
 	r.start = now();
 	r.command = fork();
@@ -150,16 +228,33 @@ int child_run(char *const argv[], bool follow, void (*before_exec)(void *arg), v
 		ret = -errno;
 		close(err_pipe[0]);
 		close(err_pipe[1]);
+		if (go_pipe[0] >= 0) {
+			close(go_pipe[0]);
+			close(go_pipe[1]);
+		}
 		goto out;
 	}
 	if (r.command == 0) {
 		close(err_pipe[0]);
-		exec_child(argv, &old_mask, err_pipe[1], before_exec, arg);
+		if (go_pipe[1] >= 0)
+			close(go_pipe[1]);
+		exec_child(argv, &old_mask, err_pipe[1], go_pipe[0], before_exec, arg);
 	}
 	close(err_pipe[1]);
+	if (go_pipe[0] >= 0) {
+		close(go_pipe[0]);
+		ret = hooks->after_fork(r.command, hooks->arg);
+		release_child(&r, go_pipe[1], ret);
+		if (ret) {
+			close(err_pipe[0]);
+			while (waitpid(r.command, NULL, 0) < 0 && errno == EINTR)
+				;
+			goto out;
+		}
+	}
 	res->exec_errno = exec_result(err_pipe[0]);
 	close(err_pipe[0]);
-	wait_loop(&r, &wait_set, follow && !res->exec_errno);
+	wait_loop(&r, &wait_set, follow && !res->exec_errno, hooks);
 	getrusage(RUSAGE_CHILDREN, &after);
 	timersub(&after.ru_utime, &before.ru_utime, &res->rusage.ru_utime);
 	timersub(&after.ru_stime, &before.ru_stime, &res->rusage.ru_stime);

@@ -35,6 +35,27 @@ struct child_result {
 int child_run(char *const argv[], bool follow, void (*before_exec)(void *arg), void *arg,
 	      struct child_result *res);
 
+/*
+ * What a caller that works while the command runs (ktau-trace) adds to
+ * child_run(): after_fork(pid, arg) runs in the caller once the child
+ * exists and before it may exec (the child waits on a pipe), so that the
+ * caller can name its pid to the kernel first; non-zero kills the child
+ * and child_run_hooked() returns it. While waiting, the caller's fd (or
+ * -1) is polled with the signals: on_wait(arg, ready) runs when fd is
+ * readable (ready) or every timeout_ms (not ready), and returns whether
+ * fd should still be polled (false: it was idle; only the timeout next).
+ */
+struct child_hooks {
+	int (*after_fork)(pid_t pid, void *arg);
+	int fd;
+	int timeout_ms;
+	bool (*on_wait)(void *arg, bool ready);
+	void *arg;
+};
+
+int child_run_hooked(char *const argv[], bool follow, void (*before_exec)(void *arg),
+		     void *arg, const struct child_hooks *hooks, struct child_result *res);
+
 /* The shell's number for a wait status: the exit code, or 128 + signal. */
 int child_exit_code(int status);
 

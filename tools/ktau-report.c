@@ -20,6 +20,7 @@
 #include "profile-table.h"
 #include "report-view.h"
 #include "tool.h"
+#include "trace-noise.h"
 
 struct options {
 	struct view_options view;
@@ -27,6 +28,7 @@ struct options {
 	bool callgraph;
 	bool json;
 	bool diff;
+	bool noise;
 	char **files;
 	size_t nr_files;
 };
@@ -34,6 +36,7 @@ struct options {
 static const char usage_text[] =
 "Usage: ktau-report [OPTIONS] FILE...\n"
 "       ktau-report [OPTIONS] --diff A B\n"
+"       ktau-report --noise TRACE\n"
 "\n"
 "Report KTAU kernel profiles saved earlier, on any machine (no ktau kernel\n"
 "needed). A FILE is an archive written by ktau-archive, or a profile text:\n"
@@ -62,6 +65,12 @@ static const char usage_text[] =
 "                     inclusive time of A, of B and B - A, over all the\n"
 "                     processes reported from each (see --pid, --groups),\n"
 "                     sorted by the change of exclusive time\n"
+"      --noise TRACE  from a trace ktau-trace wrote: per thread, the\n"
+"                     interrupts, softirqs and involuntary switches that took\n"
+"                     the CPU while it ran in user mode (not in a system call\n"
+"                     or fault; nested ones count once): count, total and\n"
+"                     longest time per kind, and a histogram of their lengths\n"
+"                     in power-of-two microsecond buckets\n"
 "  -h, --help         print this help and exit\n"
 "  -V, --version      print the version and exit\n"
 "\n"
@@ -72,7 +81,7 @@ static const char usage_text[] =
 "  2  usage error: unknown option, bad or missing argument\n";
 
 enum { OPT_THREADS = 256, OPT_CHILDREN, OPT_CALLGRAPH, OPT_GROUPS, OPT_TOP, OPT_JSON,
-	OPT_DIFF };
+	OPT_DIFF, OPT_NOISE };
 
 static int parse_option(int c, struct options *o, char **argv)
 {
@@ -105,6 +114,9 @@ static int parse_option(int c, struct options *o, char **argv)
 	case OPT_DIFF:
 		o->diff = true;
 		return -1;
+	case OPT_NOISE:
+		o->noise = true;
+		return -1;
 	default:
 		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 	}
@@ -122,6 +134,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "noise", no_argument, NULL, OPT_NOISE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -137,7 +150,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	o->files = argv + optind;
 	o->nr_files = (size_t)(argc - optind);
-	if (!o->nr_files)
+	if (o->noise && (o->nr_files != 1 || o->diff || o->json || o->callgraph ||
+			 o->view.threads || o->view.pid || o->view.children ||
+			 o->select.nr_groups || o->select.top))
+		clash = "--noise takes one TRACE and no other option";
+	else if (!o->nr_files)
 		clash = o->diff ? "--diff needs two files, A and B" : "missing FILE";
 	else if (o->diff && o->nr_files != 2)
 		clash = "--diff needs exactly two files, A and B";
@@ -319,6 +336,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.noise)
+		return print_noise(stdout, o.files[0]);
 	inputs = calloc(o.nr_files, sizeof(*inputs));
 	if (!inputs)
 		ret = -ENOMEM;

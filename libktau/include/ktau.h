@@ -1096,6 +1096,181 @@ KTAU_API struct ktau_profile *ktau_profile_with_open(const struct ktau_profile *
  * their count (task field private=; 0 in a version 1 file). */
 KTAU_API uint64_t ktau_block_private(const struct ktau_block *b);
 
+/* ---- traces: when things happened (since 1.1, version node KTAU_1.1) --- */
+
+/*
+ * A trace (docs/trace-format.md): what /proc/ktau/trace drains and
+ * ktau-trace saves, kernel events per CPU, user-level profilers' events
+ * per thread, and the names of both. libktau is its one reader.
+ *
+ * ktau_trace_open() reads the stream header and, when the source is
+ * seekable (a file), looks once over the chunk headers to learn the names
+ * and the lost totals up front (ktau-trace appends the names at the end);
+ * it never holds more than one names chunk and one event in memory while
+ * iterating. A pipe is read strictly in order: names and lost totals are
+ * then known once their chunks have been passed.
+ *
+ * Errors (struct ktau_error, its message says what and at which byte
+ * offset): EPROTO for a bad magic, unit size, chunk magic, unknown event
+ * type, a two-unit event cut in half, a truncated header or chunk, a
+ * malformed names chunk; EPROTONOSUPPORT for another stream version.
+ * Chunks of unknown kinds are skipped.
+ */
+#define KTAU_TRACE_FORMAT_VERSION 1
+
+struct ktau_trace;
+
+enum ktau_trace_event_type {
+	KTAU_TRACE_ENTRY = 1,
+	KTAU_TRACE_EXIT,
+	KTAU_TRACE_TASK,	/* the first event of a thread; comm is set */
+	KTAU_TRACE_EXEC,	/* the thread ran execve(); comm is the new one */
+	KTAU_TRACE_TASK_EXIT,
+	KTAU_TRACE_CONTEXT,	/* data: the user context word at kernel entry */
+};
+
+/* Where an event or a slice comes from: the kernel (chunk kind 1, kernel
+ * function ids) or a user-level profiler (kind 2, that source's user ids). */
+enum ktau_trace_origin {
+	KTAU_TRACE_KERNEL = 1,
+	KTAU_TRACE_USER,
+};
+
+/* One event, valid until the next ktau_trace_next() or ktau_trace_close(). */
+struct ktau_trace_event {
+	uint64_t tsc;		/* the TSC's low 56 bits */
+	uint32_t tid;
+	uint32_t data;		/* function id, process id or context word */
+	unsigned int type;	/* enum ktau_trace_event_type */
+	unsigned int origin;	/* enum ktau_trace_origin */
+	unsigned int cpu;	/* kernel: the CPU; user: the chunk's cpu (0xffff) */
+	unsigned int source;	/* user: the user trace it came from; kernel: 0 */
+	const char *comm;	/* TASK and EXEC: the comm (NUL-terminated); else NULL */
+};
+
+/* From opts' path or stream (a stream is read from where it is and not
+ * closed; wrap a file descriptor with fdopen()). */
+KTAU_API struct ktau_trace *ktau_trace_open(const struct ktau_load_opts *opts,
+					    struct ktau_error **err);
+/* NULL is accepted; leaves errno unchanged. */
+KTAU_API void ktau_trace_close(struct ktau_trace *t);
+
+/* The stream header. */
+KTAU_API unsigned int ktau_trace_version(const struct ktau_trace *t);
+KTAU_API unsigned int ktau_trace_nr_cpus(const struct ktau_trace *t);
+/* 0 when unknown (a user trace file written without a ktau kernel). */
+KTAU_API uint64_t ktau_trace_tsc_khz(const struct ktau_trace *t);
+/* The clock anchor: the TSC and CLOCK_REALTIME / CLOCK_MONOTONIC read at
+ * the same moment; any pointer may be NULL. */
+KTAU_API void ktau_trace_clock(const struct ktau_trace *t, uint64_t *tsc,
+			       uint64_t *realtime_ns, uint64_t *monotonic_ns);
+
+/* The next event in stream order: 1 with *ev set, 0 at the end, or a
+ * negative errno (EPROTO, EPROTONOSUPPORT, an I/O error) with *err. */
+KTAU_API int ktau_trace_next(struct ktau_trace *t, const struct ktau_trace_event **ev,
+			     struct ktau_error **err);
+
+/* Events lost to full buffers, summed over the chunks seen so far (all of
+ * them for a seekable source): per CPU of the kernel (0 past the CPUs the
+ * stream has), and over every user trace's threads. */
+KTAU_API uint64_t ktau_trace_lost(const struct ktau_trace *t, unsigned int cpu);
+KTAU_API uint64_t ktau_trace_lost_user(const struct ktau_trace *t);
+
+/* The name and group of an id, from the names chunks seen so far: kernel
+ * ids (source 0) as /proc/ktau/functions names them, user ids per source
+ * (group "user"). NULL (errno ENOENT) for an id no chunk names. */
+KTAU_API const char *ktau_trace_name(const struct ktau_trace *t, unsigned int origin,
+				     unsigned int source, uint32_t id);
+KTAU_API const char *ktau_trace_group(const struct ktau_trace *t, unsigned int origin,
+				      unsigned int source, uint32_t id);
+
+/*
+ * Per-thread intervals: each thread's ENTRY and EXIT events (kernel and
+ * user, merged by TSC, the stream order kept for equal stamps) paired into
+ * one nesting of slices as docs/trace-format.md's "Per-thread intervals"
+ * says, so that a user routine holds the system calls it made and those
+ * the faults and interrupts inside them.
+ *
+ * ktau_trace_timeline() reads the rest of t (call it on a new trace) and
+ * keeps every ENTRY and EXIT event (24 bytes each) until the rebuild:
+ * memory is linear in the events, the price of merging a thread's events
+ * drained from several CPUs at different times. NULL with errno and *err
+ * as ktau_trace_next(), or ENOMEM.
+ */
+struct ktau_trace_timeline;
+
+#define KTAU_SLICE_BEGIN_UNKNOWN (1U << 0)	/* its ENTRY was not in the stream */
+#define KTAU_SLICE_END_UNKNOWN (1U << 1)	/* its EXIT was missed or not in the stream */
+#define KTAU_SLICE_NONE ((size_t)-1)
+
+struct ktau_trace_slice {
+	uint64_t begin;		/* TSC */
+	uint64_t end;		/* TSC, >= begin */
+	uint32_t id;
+	unsigned int origin;	/* enum ktau_trace_origin */
+	unsigned int source;	/* user: its user trace; kernel: 0 */
+	unsigned int depth;	/* 0: outermost */
+	unsigned int flags;	/* KTAU_SLICE_* */
+	size_t parent;		/* index of the enclosing slice, or KTAU_SLICE_NONE */
+	const char *name;	/* never NULL: "fid_N" / "user_N" when unnamed */
+	const char *group;	/* a kernel group, "user", or "unknown" */
+};
+
+struct ktau_trace_thread {
+	uint32_t tid;
+	uint32_t pid;		/* from TASK or EXEC; 0 when the stream has none */
+	const char *comm;	/* the latest TASK or EXEC comm, or "" */
+	uint64_t first_tsc;	/* its first and last event */
+	uint64_t last_tsc;
+	size_t nr_slices;
+};
+
+KTAU_API struct ktau_trace_timeline *ktau_trace_timeline(struct ktau_trace *t,
+							 struct ktau_error **err);
+KTAU_API void ktau_trace_timeline_free(struct ktau_trace_timeline *tl);
+KTAU_API uint64_t ktau_trace_timeline_tsc_khz(const struct ktau_trace_timeline *tl);
+/* The smallest TSC of any event (0 for an empty trace). */
+KTAU_API uint64_t ktau_trace_timeline_first_tsc(const struct ktau_trace_timeline *tl);
+/* Threads in tid order; NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_trace_timeline_thread_count(const struct ktau_trace_timeline *tl);
+KTAU_API const struct ktau_trace_thread *
+ktau_trace_timeline_thread(const struct ktau_trace_timeline *tl, size_t index);
+/* A thread's slices in preorder (by begin, an enclosing slice before what
+ * it encloses); NULL (errno ERANGE) past the end. */
+KTAU_API const struct ktau_trace_slice *
+ktau_trace_thread_slice(const struct ktau_trace_thread *th, size_t index);
+
+/*
+ * Chrome/Perfetto trace-event JSON ({"traceEvents": [...]}, opens in
+ * ui.perfetto.dev and chrome://tracing): per thread (pid, tid) process
+ * and thread name metadata, then a "B" and an "E" event per slice, "ts" in
+ * microseconds since the timeline's first event, "cat" "kernel,GROUP" or
+ * "user". 0, -EINVAL (NULL, or a trace without tsc_khz), -EOVERFLOW, or
+ * the stream's write error.
+ */
+KTAU_API int ktau_trace_timeline_write_json(const struct ktau_trace_timeline *tl,
+					    FILE *out);
+
+/*
+ * What ktau-trace writes after the kernel's stream: a names chunk (kind 3)
+ * of cpu 0 (text: /proc/ktau/functions as read) or cpu 1 (user "ID NAME"
+ * lines) and that source; and the kind 2 and kind 3 cpu 1 chunks of a user
+ * trace file, checked as ktau_trace_open() checks a stream, with their
+ * source set to source. 0 or a negative errno (EINVAL: source or cpu out
+ * of range; EPROTO... for a bad user trace, with *err; the stream's error).
+ * On failure part of a chunk may have been written.
+ */
+KTAU_API int ktau_trace_append_names(FILE *out, unsigned int cpu, unsigned int source,
+				     const char *text, size_t len);
+KTAU_API int ktau_trace_append_user(FILE *out, const struct ktau_load_opts *from,
+				    unsigned int source, struct ktau_error **err);
+
+/* The `trace` line of /proc/ktau/control ("trace on size=1024 tasks=all
+ * lost=0"): whether tracing is on and the events lost since `trace on`;
+ * -ENOENT when the file has no such line (a kernel without trace mode). */
+KTAU_API int ktau_control_status_trace(const struct ktau_control_status *s, bool *on,
+				       uint64_t *lost);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,8 +15,8 @@ struct ktau_control_status {
 	const char **groups;	/* available, kernel order */
 	bool *enabled;		/* parallel to groups */
 	size_t nr_groups, cap_groups, cap_enabled;
-	bool have_fids, have_lost;
-	uint64_t fids, max_fids, lost_tasks;
+	bool have_fids, have_lost, have_trace, trace_on;
+	uint64_t fids, max_fids, lost_tasks, trace_lost;
 	struct ktau_strpool strings;
 };
 
@@ -151,6 +151,27 @@ static int parse_lost(struct ktau_control_status *s, const struct ktau_words *w,
 	return 0;
 }
 
+/* "trace on|off KEY=VALUE...": keys other than lost= are for people */
+static int parse_trace(struct ktau_control_status *s, const struct ktau_words *w,
+		       unsigned int line, struct ktau_parse_error *err)
+{
+	size_t i;
+
+	if (w->count < 2 || !(ktau__word_is(w->word[1], w->len[1], "on") ||
+			      ktau__word_is(w->word[1], w->len[1], "off")))
+		return ktau__fail(err, EPROTO, line, "trace: expected 'on' or 'off'");
+	s->trace_on = ktau__word_is(w->word[1], w->len[1], "on");
+	s->trace_lost = 0;
+	for (i = 2; i < w->count; i++) {
+		if (w->len[i] < 5 || memcmp(w->word[i], "lost=", 5))
+			continue;
+		if (ktau__parse_u64(w->word[i] + 5, w->len[i] - 5, &s->trace_lost))
+			return ktau__fail(err, EPROTO, line, "trace: lost= is not a number");
+	}
+	s->have_trace = true;
+	return 0;
+}
+
 static int parse_line(struct ktau_control_status *s, struct seen *seen,
 		      const struct ktau_words *w, unsigned int line,
 		      struct ktau_words *enabled, struct ktau_parse_error *err)
@@ -182,6 +203,8 @@ static int parse_line(struct ktau_control_status *s, struct seen *seen,
 		return parse_fids(s, w, line, err);
 	if (ktau__word_is(k, n, "lost_tasks"))
 		return parse_lost(s, w, line, err);
+	if (ktau__word_is(k, n, "trace"))
+		return parse_trace(s, w, line, err);
 	if (ktau__word_is(k, n, "end"))
 		seen->end = true;
 	/* else: usage text, or a key from a later version */
@@ -304,6 +327,18 @@ int ktau_control_status_lost_tasks(const struct ktau_control_status *s, uint64_t
 		return -ENOENT;
 	if (lost)
 		*lost = s->lost_tasks;
+	return 0;
+}
+
+int ktau_control_status_trace(const struct ktau_control_status *s, bool *on,
+			      uint64_t *lost)
+{
+	if (!s->have_trace)
+		return -ENOENT;
+	if (on)
+		*on = s->trace_on;
+	if (lost)
+		*lost = s->trace_lost;
 	return 0;
 }
 

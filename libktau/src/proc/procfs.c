@@ -254,6 +254,23 @@ struct ktau_profile *ktau_proc_read_profile(struct ktau_proc *proc,
 	return ktau__ret_ptr(p, &pe, err);
 }
 
+int ktau__load_source(const struct ktau_load_opts *opts, const char **path, FILE **stream,
+		      struct ktau_parse_error *err)
+{
+	int ret = KTAU__OPTS_CHECK(opts, ktau_load_opts, stream, err);
+
+	if (!ret && !opts)
+		ret = ktau__fail(err, EINVAL, 0, "NULL struct ktau_load_opts");
+	if (ret)
+		return ret;
+	*path = KTAU__OPTS_GET(opts, path, NULL);
+	*stream = KTAU__OPTS_GET(opts, stream, NULL);
+	if (!*path == !*stream)
+		return ktau__fail(err, EINVAL, 0, "struct ktau_load_opts: "
+				  "give exactly one of path and stream");
+	return 0;
+}
+
 char *ktau__load_text(const struct ktau_load_opts *opts, size_t *len,
 		      struct ktau_parse_error *err)
 {
@@ -262,18 +279,9 @@ char *ktau__load_text(const struct ktau_load_opts *opts, size_t *len,
 	char *text;
 	int ret;
 
-	ret = KTAU__OPTS_CHECK(opts, ktau_load_opts, stream, err);
-	if (!ret && !opts)
-		ret = ktau__fail(err, EINVAL, 0, "NULL struct ktau_load_opts");
+	ret = ktau__load_source(opts, &path, &stream, err);
 	if (ret) {
 		errno = -ret;
-		return NULL;
-	}
-	path = KTAU__OPTS_GET(opts, path, NULL);
-	stream = KTAU__OPTS_GET(opts, stream, NULL);
-	if (!path == !stream) {
-		errno = -ktau__fail(err, EINVAL, 0, "struct ktau_load_opts: "
-				    "give exactly one of path and stream");
 		return NULL;
 	}
 	text = path ? ktau__read_path_all(path, len) : ktau__read_stream_all(stream, len);

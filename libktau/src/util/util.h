@@ -117,6 +117,10 @@ KTAU_HIDDEN void *ktau__parse_text(const struct ktau_parser_ops *ops, const char
 KTAU_HIDDEN void *ktau__parse_read_text(const struct ktau_parser_ops *ops, char *text,
 					size_t len, struct ktau_parse_error *err);
 
+/* The source a struct ktau_load_opts names, checked: exactly one of
+ * *path and *stream set; 0 or -EINVAL with err filled. */
+KTAU_HIDDEN int ktau__load_source(const struct ktau_load_opts *opts, const char **path,
+				  FILE **stream, struct ktau_parse_error *err);
 /* The source a struct ktau_load_opts names, read whole: NULL with errno
  * set and err filled (EINVAL: not exactly one of path and stream). */
 KTAU_HIDDEN char *ktau__load_text(const struct ktau_load_opts *opts, size_t *len,
