@@ -45,7 +45,7 @@ enum trace_exit {
 #define DEFAULT_OUTPUT "ktau.ktt"
 /* the kernel's bounds for `trace size` (docs/trace-format.md) */
 #define MIN_SIZE_KIB 16
-#define MAX_SIZE_KIB 1048576
+#define MAX_SIZE_KIB 262144
 /* drain at least this often, so that no buffer fills between wake-ups */
 #define DRAIN_MS 200
 /* a read must hold 96 bytes at offset 0; large reads drain in few calls */
@@ -79,7 +79,7 @@ static const char usage_text[] =
 "Options:\n"
 "  -o, --output FILE   where to write the trace (default " DEFAULT_OUTPUT ")\n"
 "  -s, --size KIB      buffer size per CPU in KiB: a power of two from 16 to\n"
-"                      1048576 (default: the kernel's, 1024)\n"
+"                      262144 (default: the kernel's, 1024)\n"
 "  -a, --all           trace every task, not a command\n"
 "  -d, --duration SECONDS  with --all: how long to trace (SIGINT ends it early)\n"
 "      --force         trace even when tracing is already on (someone else's\n"
@@ -109,7 +109,7 @@ static int parse_size(const char *arg, long *kib)
 {
 	if (tool_parse_uint(arg, MIN_SIZE_KIB, kib) || *kib > MAX_SIZE_KIB ||
 	    (*kib & (*kib - 1))) {
-		tool_usage_error("invalid size '%s' (KiB: a power of two from 16 to 1048576)",
+		tool_usage_error("invalid size '%s' (KiB: a power of two from 16 to 262144)",
 				 arg);
 		return TRACE_FAILED;
 	}
