@@ -8,10 +8,14 @@
 #   run/         before.ktau, after.ktau, report.txt (ktau-run -o)
 #   tau/         the app's merged user/kernel TAU profile (ParaProf)
 #   demo.ktar    ktau-archive --all (ktau-report reads it on any machine)
+#   demo.ktt     ktau-trace of a second run: when each call happened
+#   demo-trace.json  that trace for ui.perfetto.dev (ktau-export -f perfetto)
+#   noise.txt    ktau-report --noise of that trace
 out=/tmp/ktau-demo
 [ -d /mnt/host ] && out=/mnt/host
 mkdir -p "$out"
-rm -rf "$out/run" "$out/tau" "$out/demo.ktar" "$out/report.txt"
+rm -rf "$out/run" "$out/tau" "$out/demo.ktar" "$out/report.txt" "$out/demo.ktt" \
+	"$out/demo-trace.json" "$out/noise.txt"
 
 # the UDP phase sends over loopback
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -21,6 +25,11 @@ KTAU_PROFILE_DIR=$out/tau ktau-run -o "$out/run" ktau-demo-app 2> "$out/run-stde
 status=$?
 echo "==> guest: ktau-archive of every task"
 ktau-archive -o "$out/demo.ktar" --all
+echo "==> guest: ktau-trace ktau-demo-app (a timeline of a second run)"
+KTAU_PROFILE_DIR=/tmp/demo-trace-profiles ktau-trace -o "$out/demo.ktt" ktau-demo-app \
+	> /dev/null 2> "$out/trace-stderr.txt"
+ktau-export -f perfetto "$out/demo.ktt" -o "$out/demo-trace.json"
+ktau-report --noise "$out/demo.ktt" > "$out/noise.txt"
 
 {
 	echo "Kernel profile of ktau-demo-app and its children (ktau-run, exit status $status):"
@@ -39,5 +48,10 @@ ktau-archive -o "$out/demo.ktar" --all
 	}' "$out/tau/profile.0.0.0" |
 	sort -t '	' -k1,1 -k2,2n -k6,6gr |
 	awk -F'	' '{ if ($2 < 3 || ++shown[$1] <= 3) printf "%-44s %8d %12.1f %12.1f\n", $3, $4, $5, $6 }'
+	echo
+	echo "Trace of a second run (ktau-trace; timeline in demo-trace.json):"
+	tail -n 1 "$out/trace-stderr.txt"
+	echo "What interrupted its main thread in user mode (ktau-report --noise):"
+	sed -n '1,/^$/p' "$out/noise.txt" | head -n 12
 } > "$out/report.txt" 2>&1
 cat "$out/report.txt"
