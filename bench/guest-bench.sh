@@ -34,7 +34,7 @@ control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
 # context rows run last: "ctx" with a word registered, "ctxgone" after
 # the last registered word is gone (system calls back to row "on").
 ON_GROUPS='syscall softirq irq sched exception'
-ktau_rows() {	# off, on, all, ctx, ctxgone
+ktau_rows() {	# off, on, all, ctx, ctxgone, traceonly, traceprof
 	control 'disable all'
 	$B/syscost off
 	control "enable $ON_GROUPS"
@@ -46,7 +46,30 @@ ktau_rows() {	# off, on, all, ctx, ctxgone
 	$B/syscost ctx --context || echo "BENCH ctx.unavailable the kernel refused the user context word"
 	$B/syscost ctxgone --context-gone ||
 		echo "BENCH ctxgone.unavailable the kernel refused the user context word"
+	trace_rows
 	control 'enable all'
+}
+
+# Trace mode (issue 18): the trace alone (recording stopped), then with
+# the profile of the "on" groups.  Each row's events fit the buffer (an
+# event that finds it full costs less than one kept), and it is drained
+# after each row; the events lost are printed.
+trace_rows() {
+	if ! [ -r /proc/ktau/trace ]; then
+		echo "BENCH traceonly.unavailable no /proc/ktau/trace in this kernel"
+		echo "BENCH traceprof.unavailable no /proc/ktau/trace in this kernel"
+		return
+	fi
+	control 'stop'
+	control 'trace size 16384'
+	control 'trace on'
+	$B/syscost traceonly
+	echo "BENCH traceonly.drained_bytes $(cat /proc/ktau/trace | wc -c)"
+	control 'start'
+	$B/syscost traceprof
+	echo "BENCH traceprof.drained_bytes $(cat /proc/ktau/trace | wc -c)"
+	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=//p' /proc/ktau/control)"
+	control 'trace off'
 }
 
 profile_reads() {	# /proc/ktau/profile read whole with 1 000 and 10 000 tasks

@@ -112,6 +112,8 @@ END {
 	row("3b ktau on, + kernel, event (vs 1)", "all", "nokt")
 	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
 	row("4b ktau on, the last context word gone (vs 1)", "ctxgone", "nokt")
+	row("6 trace on, recording stopped (vs 1)", "traceonly", "nokt")
+	row("6a trace on, with row 3's profile (vs 1)", "traceprof", "nokt")
 	row("5 tracing kernel, ktau off", "trace_base", "")
 	row("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")
 	row("5b kprobe on __x64_sys_getpid (vs 5)", "kprobe_getpid", "trace_base")
@@ -191,4 +193,13 @@ END {
 		mem == "" ? "-" : sprintf("%d B (busybox sleep)", mem), mem == "" ? "" : mem <= 1024)
 	ok = has("bpftrace_count.getpid") && has("bpftrace_latency.getpid")
 	goal("bpftrace measured in the same run", ok ? "yes (rows 5f, 5g)" : "no", ok)
+
+	print ""
+	printf "%-52s %-50s %s\n", "goal (issue 18)", "measured", "result"
+	a = added("traceprof", "nokt")
+	lost = has("trace.lost") ? num("trace.lost") : ""
+	goal("trace + profile on: <= +120 per syscall", a == "" ? "-" : each (lost == "" ? "" : ", " lost " lost"),
+		(a == "" || lost == "") ? "" : a <= 120 && lost == 0)
+	goal("bytes per event: <= 16", "16 (docs/trace-format.md: one 16-byte unit)", 1)
+	goal("events per second drained by ktau-trace without loss", "-", "")
 }' "$results"
