@@ -52,6 +52,6 @@ ktau-report --noise "$out/demo.ktt" > "$out/noise.txt"
 	echo "Trace of a second run (ktau-trace; timeline in demo-trace.json):"
 	tail -n 1 "$out/trace-stderr.txt"
 	echo "What interrupted its main thread in user mode (ktau-report --noise):"
-	sed -n '1,/^$/p' "$out/noise.txt" | head -n 12
+	awk '/^# thread/ { n++ } n == 1' "$out/noise.txt" | head -n 16
 } > "$out/report.txt" 2>&1
 cat "$out/report.txt"
