@@ -25,33 +25,50 @@
  *     NET_RX from 80 never left (end_unknown, ends at its CONTEXT, 90).
  * Lost: 3 on CPU 0, 2 user.
  */
+struct otf2_event {
+	unsigned int type;
+	uint64_t tsc;
+	uint32_t tid, data;
+};
+
+/* A kernel chunk of cpu: first the TASK events of tasks[] (tid, pid,
+ * comm), at tsc 5, 6, ...; then events. */
+static void otf2_chunk(struct tgen *g, unsigned int cpu, uint32_t lost,
+		       const struct otf2_event *tasks, const char *const *comms, size_t ntasks,
+		       const struct otf2_event *ev, size_t n)
+{
+	size_t i;
+
+	tg_chunk(g, TG_KERNEL, cpu, 0, (uint32_t)(2 * ntasks + n), lost);
+	for (i = 0; i < ntasks; i++) {
+		tg_event(g, TG_TASK, tasks[i].tsc, tasks[i].tid, tasks[i].data);
+		tg_comm(g, comms[i]);
+	}
+	for (i = 0; i < n; i++)
+		tg_event(g, ev[i].type, ev[i].tsc, ev[i].tid, ev[i].data);
+}
+
 static int otf2_sample(const char *path)
 {
+	static const struct otf2_event tasks0[] = {
+		{ TG_TASK, 5, 100, 100 }, { TG_TASK, 6, 101, 100 },
+	}, cpu0[] = {
+		{ TG_ENTRY, 20, 100, 0 }, { TG_ENTRY, 30, 100, 470 }, { TG_EXIT, 35, 100, 470 },
+		{ TG_EXIT, 40, 101, 0 }, { TG_EXIT, 50, 100, 0 },
+		{ TG_ENTRY, 60, 101, 300 }, { TG_EXIT, 62, 101, 300 },
+	}, tasks1[] = {
+		{ TG_TASK, 7, 300, 300 },
+	}, cpu1[] = {
+		{ TG_ENTRY, 25, 300, 0 }, { TG_ENTRY, 27, 300, 471 }, { TG_EXIT, 33, 300, 471 },
+		{ TG_EXIT, 45, 300, 0 }, { TG_ENTRY, 80, 300, 301 }, { TG_CONTEXT, 90, 300, 1 },
+	};
+	static const char *const comms0[] = { "app", "worker" }, *const comms1[] = { "db" };
 	struct tgen g = { 0 };
 	int ret;
 
 	tg_header(&g, 1, 16, 2, 1000);
-	tg_chunk(&g, TG_KERNEL, 0, 0, 11, 3);
-	tg_event(&g, TG_TASK, 5, 100, 100);
-	tg_comm(&g, "app");
-	tg_event(&g, TG_TASK, 6, 101, 100);
-	tg_comm(&g, "worker");
-	tg_event(&g, TG_ENTRY, 20, 100, 0);
-	tg_event(&g, TG_ENTRY, 30, 100, 470);
-	tg_event(&g, TG_EXIT, 35, 100, 470);
-	tg_event(&g, TG_EXIT, 40, 101, 0);
-	tg_event(&g, TG_EXIT, 50, 100, 0);
-	tg_event(&g, TG_ENTRY, 60, 101, 300);
-	tg_event(&g, TG_EXIT, 62, 101, 300);
-	tg_chunk(&g, TG_KERNEL, 1, 0, 8, 0);
-	tg_event(&g, TG_TASK, 7, 300, 300);
-	tg_comm(&g, "db");
-	tg_event(&g, TG_ENTRY, 25, 300, 0);
-	tg_event(&g, TG_ENTRY, 27, 300, 471);
-	tg_event(&g, TG_EXIT, 33, 300, 471);
-	tg_event(&g, TG_EXIT, 45, 300, 0);
-	tg_event(&g, TG_ENTRY, 80, 300, 301);
-	tg_event(&g, TG_CONTEXT, 90, 300, 1);
+	otf2_chunk(&g, 0, 3, tasks0, comms0, 2, cpu0, sizeof(cpu0) / sizeof(cpu0[0]));
+	otf2_chunk(&g, 1, 0, tasks1, comms1, 1, cpu1, sizeof(cpu1) / sizeof(cpu1[0]));
 	tg_names(&g, 0, 0, TG_SAMPLE_FUNCTIONS);
 	tg_chunk(&g, TG_USER, 0xffff, 1, 2, 2);
 	tg_event(&g, TG_ENTRY, 10, 100, 1);
@@ -76,6 +93,14 @@ static int otf2_case_init(struct otf2_case *c)
 	snprintf(c->trace, sizeof(c->trace), "%s/t.ktt", c->root);
 	snprintf(c->dir, sizeof(c->dir), "%s/archive", c->root);
 	return otf2_sample(c->trace);
+}
+
+/* ktau-export -f otf2 TRACE -o DIR (no -o when dir is NULL); as run_tool(). */
+static int export_otf2(const char *trace, const char *dir, struct run_result *r)
+{
+	if (!dir)
+		return run_tool("KTAU_EXPORT", NULL, r, "-f", "otf2", trace, (char *)NULL);
+	return run_tool("KTAU_EXPORT", NULL, r, "-f", "otf2", trace, "-o", dir, (char *)NULL);
 }
 
 static void otf2_case_free(struct otf2_case *c)
@@ -147,8 +172,7 @@ TEST(export_otf2_read_back_by_otf2_print)
 	if (!have_program("otf2-print"))
 		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
 	ASSERT_EQ(0, otf2_case_init(&c));
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, "-o", c.dir,
-			      (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
 	ASSERT_EQ(0, r.status);
 	ASSERT_STREQ("", r.err);
 	run_result_free(&r);
@@ -227,25 +251,22 @@ TEST(export_otf2_errors)
 
 	ASSERT_EQ(0, otf2_case_init(&c));
 	/* a directory is needed */
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, NULL, &r));
 	ASSERT_EQ(2, r.status);
 	ASSERT_CONTAINS(r.err, "give -o DIR");
 	run_result_free(&r);
 	/* an unwritable place (a directory under a regular file, even for root) */
 	snprintf(bad, sizeof(bad), "%s/archive", c.trace);
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, "-o", bad,
-			      (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, bad, &r));
 	ASSERT_EQ(1, r.status);
 	ASSERT_CONTAINS(r.err, "ktau-export: cannot write ");
 	ASSERT_CONTAINS(r.err, "Not a directory");
 	run_result_free(&r);
 	/* an archive is never overwritten */
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, "-o", c.dir,
-			      (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
 	ASSERT_EQ(0, r.status);
 	run_result_free(&r);
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, "-o", c.dir,
-			      (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
 	ASSERT_EQ(1, r.status);
 	ASSERT_CONTAINS(r.err, "already holds an OTF2 archive");
 	run_result_free(&r);
@@ -254,14 +275,18 @@ TEST(export_otf2_errors)
 
 #else
 
+TEST(export_otf2_read_back_by_otf2_print)
+{
+	SKIP("ktau-export was built without libotf2 (apt-get install libotf2-trace-dev)");
+}
+
 TEST(export_otf2_says_it_was_built_without_otf2)
 {
 	struct otf2_case c;
 	struct run_result r;
 
 	ASSERT_EQ(0, otf2_case_init(&c));
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", c.trace, "-o", c.dir,
-			      (char *)NULL));
+	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
 	ASSERT_EQ(1, r.status);
 	ASSERT_CONTAINS(r.err, "built without OTF2 support");
 	run_result_free(&r);
