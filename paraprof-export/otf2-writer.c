@@ -9,7 +9,7 @@
  *                    paradigm UNKNOWN and description "kernel GROUP",
  *                    user routines with paradigm USER and "user"
  *   group (REGIONS)  a kernel group ("kernel syscall", ...) or "user", its
- *                    regions as members (Vampir's function groups)
+ *                    regions as members, for grouping in a viewer
  *   ENTER / LEAVE    a slice's begin and end, in TSC ticks; a slice whose
  *                    ENTRY or EXIT was lost starts or ends where the
  *                    timeline puts it
@@ -381,7 +381,7 @@ static size_t group_first(const struct regions *r, size_t i)
 
 /*
  * The regions, described by their group's label ("kernel syscall",
- * "user"); then a REGIONS group per label (Vampir's function groups), its
+ * "user"); then a REGIONS group per label, for grouping in a viewer, its
  * name the same string.
  */
 static bool put_regions(struct otf2_out *o)
