@@ -254,13 +254,18 @@ static int write_otf2(const struct options *o, const struct ktau_trace *t,
 
 	for (cpu = 0; cpu < ktau_trace_nr_cpus(t); cpu++)
 		info.lost_kernel += ktau_trace_lost(t, cpu);
-	/* the wall clock at the first event, from the stream's anchor */
+	/* the wall clock at the first event, from the stream's anchor (0,
+	 * unknown, when it is not there or the result is out of range) */
 	ktau_trace_clock(t, &anchor, &realtime, NULL);
-	if (anchor && realtime && anchor >= first) {
-		unsigned __int128 back = (unsigned __int128)(anchor - first) * 1000000 / khz;
+	if (anchor && realtime) {
+		unsigned __int128 d = (unsigned __int128)(anchor >= first ? anchor - first
+								       : first - anchor) *
+				      1000000 / khz;
 
-		if (back < realtime)
-			info.realtime_ns = realtime - (uint64_t)back;
+		if (anchor < first && d < UINT64_MAX - realtime)
+			info.realtime_ns = realtime + (uint64_t)d;
+		else if (anchor >= first && d < realtime)
+			info.realtime_ns = realtime - (uint64_t)d;
 	}
 	snprintf(creator, sizeof(creator), "ktau-export %s", ktau_version());
 	info.creator = creator;
