@@ -2,7 +2,8 @@
 /*
  * ktau-export — write a kernel profile as a TAU profile directory (for
  * ParaProf), pprof, callgrind, folded stacks or JSON, and a trace as a
- * timeline (Perfetto / Chrome trace-event JSON). Reading, the model and
+ * timeline (Perfetto / Chrome trace-event JSON) or an OTF2 archive (when
+ * built with libotf2: otf2-writer.c). Reading, the model and
  * the writers are libktau's; this file only picks blocks and a format.
  */
 #define _GNU_SOURCE	/* getopt_long */
@@ -13,10 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ktau.h>
 
 #include "tool.h"
+#ifdef KTAU_HAVE_OTF2
+#include "otf2-writer.h"
+#endif
 
 /* The formats of traces (ktau-trace's files) rather than profiles. */
 enum trace_format {
@@ -39,6 +44,7 @@ static const char usage_text[] =
 "Usage: ktau-export --format FORMAT [-o OUT] [OPTIONS] INPUT\n"
 "       ktau-export --format FORMAT [-o OUT] [OPTIONS] --pid PID [--tid TID]\n"
 "       ktau-export --format perfetto [-o OUT] TRACE\n"
+"       ktau-export --format otf2 -o DIR TRACE\n"
 "\n"
 "Write a KTAU kernel profile in a format other tools read. INPUT is a saved\n"
 "/proc ktau profile (any scope: thread, process or system); --pid reads\n"
@@ -57,8 +63,10 @@ static const char usage_text[] =
 "  perfetto   Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
 "             chrome://tracing): a track per thread, a slice per routine,\n"
 "             user routines and the kernel work inside them nested\n"
-"  otf2       OTF2 archive (only when built with libotf2; not yet)\n"
-"For every format but tau, OUT is a file; without -o, or with -o -, the\n"
+"  otf2       an OTF2 archive for Vampir and Score-P's tools: OUT is a\n"
+"             directory, made if need be, that gets traces.otf2, traces.def\n"
+"             and traces/ (only when built with libotf2)\n"
+"For every format but tau and otf2, OUT is a file; without -o, or with -o -, the\n"
 "output goes to standard output. Files are replaced atomically.\n"
 "\n"
 "Options:\n"
@@ -158,6 +166,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 				 "(no --pid, --children, --node)" : "missing TRACE file");
 		return EXIT_USAGE;
 	}
+	if (o->trace_format == TRACE_OTF2 && (!o->output || !strcmp(o->output, "-"))) {
+		tool_usage_error("%s", "-f otf2 writes a directory: give -o DIR");
+		return EXIT_USAGE;
+	}
 	if (!o->input == !o->pid) {
 		tool_usage_error("%s", o->pid ? "give either INPUT or --pid, not both"
 					 : "missing INPUT file or --pid");
@@ -229,45 +241,58 @@ static struct ktau_model *build_model(const struct options *o,
 	return m;
 }
 
-/* A trace's timeline as trace-event JSON: to OUT, or stdout. */
-static int export_trace(const struct options *o)
+#ifdef KTAU_HAVE_OTF2
+/* The timeline as an OTF2 archive in directory o->output. */
+static int write_otf2(const struct options *o, const struct ktau_trace *t,
+		      const struct ktau_trace_timeline *tl)
 {
-	KTAU_OPTS(ktau_load_opts, lo, .path = o->input);
+	struct otf2_trace_info info = { .lost_user = ktau_trace_lost_user(t) };
+	uint64_t khz = ktau_trace_timeline_tsc_khz(tl), first = ktau_trace_timeline_first_tsc(tl);
+	uint64_t anchor, realtime;
+	char creator[64], msg[600];
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < ktau_trace_nr_cpus(t); cpu++)
+		info.lost_kernel += ktau_trace_lost(t, cpu);
+	/* the wall clock at the first event, from the stream's anchor (0,
+	 * unknown, when it is not there or the result is out of range) */
+	ktau_trace_clock(t, &anchor, &realtime, NULL);
+	if (anchor && realtime) {
+		unsigned __int128 d = (unsigned __int128)(anchor >= first ? anchor - first
+								       : first - anchor) *
+				      1000000 / khz;
+
+		if (anchor < first && d < UINT64_MAX - realtime)
+			info.realtime_ns = realtime + (uint64_t)d;
+		else if (anchor >= first && d < realtime)
+			info.realtime_ns = realtime - (uint64_t)d;
+	}
+	snprintf(creator, sizeof(creator), "ktau-export %s", ktau_version());
+	info.creator = creator;
+	if (mkdir(o->output, 0777) && errno != EEXIST) {
+		fprintf(stderr, "ktau-export: cannot write %s: %s\n", o->output, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (otf2_write_timeline(tl, &info, o->output, msg, sizeof(msg))) {
+		fprintf(stderr, "ktau-export: cannot write %s: %s\n", o->output, msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+#endif
+
+/* The timeline as trace-event JSON: to OUT, or stdout. */
+static int write_json(const struct options *o, const struct ktau_trace_timeline *tl)
+{
 	bool to_stdout = !o->output || !strcmp(o->output, "-");
-	struct ktau_trace_timeline *tl;
-	struct ktau_error *err;
-	struct ktau_trace *t;
-	FILE *out;
+	FILE *out = to_stdout ? stdout : fopen(o->output, "w");
 	int ret;
 
-	if (o->trace_format == TRACE_OTF2) {
-		/* TODO: an OTF2 writer, built when libotf2-trace-dev is there */
-		fprintf(stderr, "ktau-export: this ktau-export was built without OTF2 "
-			"support (libotf2); -f perfetto writes a timeline\n");
-		return EXIT_RUNTIME;
-	}
-	t = ktau_trace_open(&lo, &err);
-	tl = t ? ktau_trace_timeline(t, &err) : NULL;
-	ktau_trace_close(t);
-	if (!tl) {
-		fprintf(stderr, "ktau-export: %s: %s\n", o->input, ktau_error_message(err));
-		ktau_error_free(err);
-		return EXIT_RUNTIME;
-	}
-	if (!ktau_trace_timeline_tsc_khz(tl)) {
-		fprintf(stderr, "ktau-export: %s: the trace has no tsc_khz: its time stamps "
-			"cannot be converted\n", o->input);
-		ktau_trace_timeline_free(tl);
-		return EXIT_RUNTIME;
-	}
-	out = to_stdout ? stdout : fopen(o->output, "w");
 	if (!out) {
 		fprintf(stderr, "ktau-export: cannot write %s: %s\n", o->output, strerror(errno));
-		ktau_trace_timeline_free(tl);
 		return EXIT_RUNTIME;
 	}
 	ret = ktau_trace_timeline_write_json(tl, out);
-	ktau_trace_timeline_free(tl);
 	if (!to_stdout && fclose(out) && !ret)
 		ret = -errno;
 	if (ret) {
@@ -276,6 +301,46 @@ static int export_trace(const struct options *o)
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+/* A trace's timeline in o->trace_format. */
+static int export_trace(const struct options *o)
+{
+	KTAU_OPTS(ktau_load_opts, lo, .path = o->input);
+	struct ktau_trace_timeline *tl;
+	struct ktau_error *err;
+	struct ktau_trace *t;
+	int ret;
+
+#ifndef KTAU_HAVE_OTF2
+	if (o->trace_format == TRACE_OTF2) {
+		fprintf(stderr, "ktau-export: this ktau-export was built without OTF2 "
+			"support (libotf2); -f perfetto writes a timeline\n");
+		return EXIT_RUNTIME;
+	}
+#endif
+	t = ktau_trace_open(&lo, &err);
+	tl = t ? ktau_trace_timeline(t, &err) : NULL;
+	if (!tl) {
+		fprintf(stderr, "ktau-export: %s: %s\n", o->input, ktau_error_message(err));
+		ktau_error_free(err);
+		ktau_trace_close(t);
+		return EXIT_RUNTIME;
+	}
+	if (!ktau_trace_timeline_tsc_khz(tl)) {
+		fprintf(stderr, "ktau-export: %s: the trace has no tsc_khz: its time stamps "
+			"cannot be converted\n", o->input);
+		ret = EXIT_RUNTIME;
+	} else {
+#ifdef KTAU_HAVE_OTF2
+		ret = o->trace_format == TRACE_OTF2 ? write_otf2(o, t, tl) : write_json(o, tl);
+#else
+		ret = write_json(o, tl);
+#endif
+	}
+	ktau_trace_timeline_free(tl);
+	ktau_trace_close(t);
+	return ret;
 }
 
 int main(int argc, char **argv)

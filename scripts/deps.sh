@@ -15,10 +15,14 @@ set -eu
 # Install: pkg-config, to build a program against the installed tree; man;
 # debhelper and lintian for make deb (dpkg-dev comes with build-essential);
 # rsync for make deb-kernel (the kernel's headers_install, linux-libc-dev).
+# OTF2: libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
+# only when it is there), otf2-tools for the test harness, whose otf2-print
+# reads the archive back; the core build never needs them.
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
-pkg-config man-db debhelper lintian rsync"
+pkg-config man-db debhelper lintian rsync
+libotf2-trace-dev otf2-tools"
 
 missing=
 for p in $pkgs; do

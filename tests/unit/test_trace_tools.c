@@ -310,10 +310,6 @@ TEST(export_perfetto_of_a_trace)
 	ASSERT_CONTAINS(r.out, "\"name\":\"schedule_vol\",\"cat\":\"kernel,sched\"");
 	run_result_free(&r);
 	/* errors */
-	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "otf2", f.path, (char *)NULL));
-	ASSERT_EQ(1, r.status);
-	ASSERT_CONTAINS(r.err, "without OTF2 support");
-	run_result_free(&r);
 	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "perfetto", "--pid", "1",
 			      (char *)NULL));
 	ASSERT_EQ(2, r.status);
