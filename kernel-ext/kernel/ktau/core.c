@@ -186,7 +186,8 @@ static DECLARE_WORK(ktau_reserve_work, ktau_reserve_refill);
 /* This CPU's reserve table, or NULL.  Interrupts are off. */
 static struct ktau_table *ktau_reserve_take(void)
 {
-	struct ktau_table *t = this_cpu_xchg(ktau_reserve, NULL);
+	/* a locked xchg: the worker fills the slot from another CPU */
+	struct ktau_table *t = xchg(this_cpu_ptr(&ktau_reserve), NULL);
 
 	if (t)
 		schedule_work(&ktau_reserve_work);
@@ -376,6 +377,10 @@ static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
 
 	if (unlikely(!ktau_fid_profiled(fid))) {
 		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
+		/* opened while its group was profiled: it records nothing */
+		i = kt->depth;
+		if (i && i <= KTAU_MAX_DEPTH && ktau_frame_fid(kt, i - 1) == fid)
+			kt->depth = i - 1;
 		return;
 	}
 	ktau_stack_check(kt);
@@ -407,8 +412,14 @@ void ktau_unwind(struct task_struct *tsk)
 	ktau_stack_check(kt);
 	if (kt->depth > KTAU_MAX_DEPTH)
 		kt->depth = KTAU_MAX_DEPTH;
-	while (kt->depth)
-		ktau_pop(tsk, ktau_frame_fid(kt, kt->depth - 1), now);
+	while (kt->depth) {
+		unsigned int d = kt->depth;
+
+		ktau_pop(tsk, ktau_frame_fid(kt, d - 1), now);
+		/* a group no longer profiled leaves its frame: discard it */
+		if (kt->depth >= d)
+			kt->depth = d - 1;
+	}
 }
 
 /*
