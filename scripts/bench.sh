@@ -29,7 +29,7 @@
 # the table.
 #
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
-# nproc), BENCH_TIMEOUT (seconds per guest run, default 1200), QEMU_MEM
+# nproc), BENCH_TIMEOUT (seconds per guest run, default 1800), QEMU_MEM
 # (guest memory; default 1G, 2G for the trace role, whose initramfs holds
 # bpftrace).  Logs and the guests' raw BENCH lines are kept in BUILD/bench/.
 set -uo pipefail
@@ -37,7 +37,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 JOBS=${JOBS:-$(nproc)}
-BENCH_TIMEOUT=${BENCH_TIMEOUT:-1200}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-1800}
 out=$BUILD/bench
 root=$out/rootfs
 initrd=$out/initramfs.cpio.gz

@@ -4,7 +4,8 @@
  * (kernel-ext/kernel/ktau/control_parse.c, the same file the kernel
  * builds): it must never read past the buffer, and what it accepts must
  * be a known operation, with groups only for enable/disable and only
- * bits of known groups, and limits only within their documented ranges.
+ * bits of known groups, limits and trace sizes only within their
+ * documented ranges, and trace pid sets of 1 to 16 positive ids.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,8 +30,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	if (ktau_control_parse(buf, size, groups, NR_GROUPS, &cmd) == 0) {
-		if (cmd.op > KTAU_CONTROL_LIMIT_RECORDS)
+		if (cmd.op > KTAU_CONTROL_TRACE_PIDS)
 			abort();
+		if (cmd.op == KTAU_CONTROL_TRACE_SIZE &&
+		    (cmd.value < KTAU_TRACE_KIB_MIN || cmd.value > KTAU_TRACE_KIB_MAX ||
+		     (cmd.value & (cmd.value - 1))))
+			abort();
+		if (cmd.op == KTAU_CONTROL_TRACE_PIDS) {
+			if (!cmd.nr_pids || cmd.nr_pids > KTAU_CONTROL_MAX_PIDS)
+				abort();
+			for (unsigned int i = 0; i < cmd.nr_pids; i++)
+				if (cmd.pids[i] <= 0)
+					abort();
+		}
 		if (cmd.op == KTAU_CONTROL_LIMIT_MEMORY &&
 		    (cmd.value < KTAU_LIMIT_MEMORY_MIN || cmd.value > KTAU_LIMIT_MEMORY_MAX))
 			abort();
