@@ -64,10 +64,12 @@ trace_rows() {
 	control 'trace size 16384'
 	control 'trace on'
 	$B/syscost traceonly
-	echo "BENCH traceonly.drained_bytes $(cat /proc/ktau/trace | wc -c)"
+	cat /proc/ktau/trace >/tmp/trace.bin
+	echo "BENCH traceonly.drained_bytes $(wc -c </tmp/trace.bin)"
 	control 'start'
 	$B/syscost traceprof
-	echo "BENCH traceprof.drained_bytes $(cat /proc/ktau/trace | wc -c)"
+	cat /proc/ktau/trace >/tmp/trace.bin
+	echo "BENCH traceprof.drained_bytes $(wc -c </tmp/trace.bin)"
 	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=//p' /proc/ktau/control)"
 	control 'trace off'
 }

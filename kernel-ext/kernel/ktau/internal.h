@@ -221,6 +221,7 @@ enum {
 	KTAU_TASK_DEAD,		/* exited: its profile was folded */
 	KTAU_TASK_GROWING,	/* a bigger table is on its way */
 	KTAU_TASK_SCHED_INVOL,	/* trace: its schedule() is a preemption */
+	KTAU_TASK_TRACE_READER,	/* has /proc/ktau/trace open: not traced */
 };
 
 static inline struct ktau_task *ktau_current(void)

@@ -132,6 +132,8 @@ static bool ktau_trace_wanted(struct ktau_task *kt, bool *announce)
 	u16 run = READ_ONCE(ktau_trace_run);
 	u32 tag = READ_ONCE(kt->trace_tag);
 
+	if (test_bit(KTAU_TASK_TRACE_READER, &kt->flags))
+		return false;
 	if (!READ_ONCE(ktau_trace_all) &&
 	    KTAU_TRACE_SET(tag) != READ_ONCE(ktau_trace_set))
 		return false;
@@ -584,15 +586,30 @@ static __poll_t ktau_trace_poll(struct file *file, poll_table *wait)
 	return ktau_trace_pending() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/*
+ * The task that opens the trace is not traced until it closes it: else
+ * its own reads would always leave new events behind, and a reader of
+ * everything (`cat`, ktau-trace --all) would never find the end.
+ */
 static int ktau_trace_open(struct inode *inode, struct file *file)
 {
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
+	set_bit(KTAU_TASK_TRACE_READER, &current->ktau.flags);
+	file->private_data = current;
+	return 0;
+}
+
+static int ktau_trace_release(struct inode *inode, struct file *file)
+{
+	if (file->private_data == current)
+		clear_bit(KTAU_TASK_TRACE_READER, &current->ktau.flags);
 	return 0;
 }
 
 static const struct proc_ops ktau_trace_ops = {
 	.proc_open	= ktau_trace_open,
+	.proc_release	= ktau_trace_release,
 	.proc_read	= ktau_trace_read,
 	.proc_poll	= ktau_trace_poll,
 	.proc_lseek	= noop_llseek,
