@@ -708,6 +708,22 @@ static void check_overflow(void)
 	free(t.ev);
 }
 
+/* This process's read_bytes event count. */
+static uint64_t read_bytes_count(void)
+{
+	struct ktr_profile p;
+	struct ktr_event e = { 0 };
+	struct ktr_block *b;
+
+	if (ktr_load("/proc/self/ktau", 0, &p, "read-bytes"))
+		return UINT64_MAX;
+	b = ktr_block_kind(&p, "process", 0);
+	if (b)
+		ktr_event_find(b, "read_bytes", &e);
+	ktr_free(&p);
+	return e.count;
+}
+
 /* Profiling stopped, the trace on: events, and no profile counts. */
 static void check_trace_alone(uint32_t getppid)
 {
@@ -841,6 +857,38 @@ static void check_all_drain_ends(void)
 	free(t.ev);
 }
 
+/*
+ * The event group switched off, the trace on (its key is on for the
+ * trace): a profiled read() counts no read_bytes event.
+ */
+static void check_event_group_off(void)
+{
+	uint64_t before, after;
+	char b16[16];
+	int z, err;
+
+	err = ktr_ctl("disable event");
+	if (!err)
+		err = ktr_ctl("trace on");
+	if (err) {
+		ktr_fail("event-off", "disable event, trace on: %s", strerror(err));
+		return;
+	}
+	before = read_bytes_count();
+	z = open("/dev/zero", O_RDONLY);
+	for (int i = 0; z >= 0 && i < 10; i++)
+		if (read(z, b16, sizeof(b16)) != sizeof(b16))
+			break;
+	if (z >= 0)
+		close(z);
+	after = read_bytes_count();
+	ktr_ctl("trace off");
+	ktr_ctl("enable event");
+	ktr_check(after == before, "event-off", "the event group off, the trace on: read_bytes "
+		  "went from %" PRIu64 " to %" PRIu64 " over 10 reads, expected no change",
+		  before, after);
+}
+
 int main(void)
 {
 	struct ktr_fmap fm = { 0 };
@@ -874,6 +922,7 @@ int main(void)
 	check_trace_and_profile();
 	check_poll();
 	check_all_drain_ends();
+	check_event_group_off();
 	ktr_fmap_free(&fm);
 	return ktr_exit();
 }

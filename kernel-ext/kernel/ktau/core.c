@@ -954,7 +954,8 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 		return;
 	}
 	kt->depth = 0;
-	if (ktau_key_moves_bytes(key) && ktau_group_on(KTAU_GROUP_EVENT) &&
+	/* the event group's key may be on for the trace alone */
+	if (ktau_key_moves_bytes(key) && ktau_group_profiled(KTAU_GROUP_EVENT) &&
 	    (long)regs_return_value(regs) >= 0) {
 		long ret = regs_return_value(regs);
 
@@ -1026,6 +1027,9 @@ void __ktau_event(int fid, u64 value)
 {
 	unsigned long flags;
 
+	/* the key may be on for the trace alone, which takes no events */
+	if (unlikely(!ktau_group_profiled(KTAU_GROUP_EVENT)))
+		return;
 	if (unlikely(fid < 0 || fid >= ktau_nr_fids())) {
 		ktau_count_dropped();
 		return;

@@ -316,9 +316,14 @@ static inline bool ktau_fid_profiled(unsigned int fid)
 	return group >= 0 && (READ_ONCE(ktau_profiled_groups) & BIT(group));
 }
 
+static inline bool ktau_group_profiled(unsigned int group)
+{
+	return READ_ONCE(ktau_profiled_groups) & BIT(group);
+}
+
 static inline bool ktau_syscalls_profiled(void)
 {
-	return READ_ONCE(ktau_profiled_groups) & BIT(KTAU_GROUP_SYSCALL);
+	return ktau_group_profiled(KTAU_GROUP_SYSCALL);
 }
 
 int ktau_proc_init(void);
