@@ -122,28 +122,6 @@ static bool adds_up(const struct tau_profile *p, const char *path)
 	return e && fabs(e->incl - e->excl - children) <= 0.001 * (double)(n + 1) + 1e-9;
 }
 
-/* The names in dir, sorted, joined with blanks. */
-static char *listing(const char *dir)
-{
-	struct dirent **names;
-	char *out = calloc(1, 1);
-	int n = scandir(dir, &names, NULL, alphasort), i;
-
-	for (i = 0; i < n; i++) {
-		char *more;
-
-		if (names[i]->d_name[0] != '.' &&
-		    asprintf(&more, "%s%s%s", out, *out ? " " : "", names[i]->d_name) > 0) {
-			free(out);
-			out = more;
-		}
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
-	return out;
-}
-
 /* Runs fn(arg) in a child process that then exit()s (the profiler writes
  * at exit); its exit status, its stderr in *err_text (malloc()ed). */
 static int in_child(void (*fn)(void *), void *arg, char **err_text)

@@ -396,26 +396,6 @@ static void traced_run_free(struct traced_run *run)
 	run_result_free(&run->r);
 }
 
-/* The names in dir, sorted, joined with blanks (malloc()ed). */
-static char *listing(const char *dir)
-{
-	struct dirent **names;
-	char *out = calloc(1, 1), *more;
-	int n = scandir(dir, &names, NULL, alphasort), i;
-
-	for (i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.' &&
-		    asprintf(&more, "%s%s%s", out, *out ? " " : "", names[i]->d_name) > 0) {
-			free(out);
-			out = more;
-		}
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
-	return out;
-}
-
 static int count(const char *haystack, const char *needle)
 {
 	int n = 0;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -575,4 +576,23 @@ uint64_t callgrind_program_total(const char *out)
 		if (*tot >= '0' && *tot <= '9')
 			v = v * 10 + (uint64_t)(*tot - '0');
 	return v;
+}
+
+char *listing(const char *dir)
+{
+	struct dirent **names;
+	char *out = calloc(1, 1), *more;
+	int n = scandir(dir, &names, NULL, alphasort), i;
+
+	for (i = 0; i < n; i++) {
+		if (out && names[i]->d_name[0] != '.' &&
+		    asprintf(&more, "%s%s%s", out, *out ? " " : "", names[i]->d_name) > 0) {
+			free(out);
+			out = more;
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return out;
 }

@@ -106,4 +106,8 @@ uint64_t callgrind_program_total(const char *out);
  * squeezed to one space (the squeezed line is copied to buf); NULL if none. */
 const char *line_starting(const char *text, const char *prefix, char *buf, size_t size);
 
+/* The names in dir (dot files left out), sorted, joined with blanks;
+ * malloc'ed. */
+char *listing(const char *dir);
+
 #endif

@@ -679,7 +679,7 @@ void __ktau_schedule_exit(void)
 		return;
 	local_irq_save(flags);
 	now = ktau_arch_now();
-	if (unlikely(!(READ_ONCE(ktau_profiled_groups) & BIT(KTAU_GROUP_SCHED)))) {
+	if (unlikely(!ktau_group_profiled(KTAU_GROUP_SCHED))) {
 		ktau_handlers(test_bit(KTAU_TASK_SCHED_INVOL, &kt->flags) ?
 			      invol : vol, KTAU_HANDLER_STOP, now);
 		goto out;
