@@ -63,6 +63,7 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
 extern struct static_key_false ktau_sysfast_key;
 extern struct static_key_false ktau_context_key;
+extern struct static_key_false ktau_trace_key;
 
 /*
  * The control generation: bumped by every control change.  The system
@@ -242,7 +243,8 @@ static __always_inline void ktau_open_root(struct task_struct *tsk,
  * number then need not be saved across a call that the key skips.
  *
  * The common case, inline: the syscall group records, no handler is
- * registered (ktau_sysfast_key), and the number is a 64-bit call's.  The
+ * registered and nothing is traced (ktau_sysfast_key), and the number
+ * is a 64-bit call's.  The
  * stack starts empty (nothing of the task can be open in user mode); the
  * call's frame is the bottom one, its function id is the number, and its
  * record key carries the user context word's value when some thread has
@@ -285,23 +287,21 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
 
 /*
  * The common case of the stop of a frame ktau_open_root() opened (a
- * system call's, a user mode fault's), inline: the inline entry's
- * conditions still hold, the frame is the only one open and no control
- * change happened since its start, its record is in the slot the
+ * system call's, a user mode fault's): the frame is the only one open
+ * and no control change happened since its start, its record is in the slot the
  * table's hint names, and it did not end on a CPU whose TSC lags its
  * start's (nor its children's).  Interrupts are off.
  * The table is never NULL for a task that enters from user mode.
  */
-static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
-						 u64 now)
+static __always_inline bool ktau_close_root_hinted(struct ktau_task *kt,
+						   u64 now)
 {
 	struct ktau_table *t = rcu_dereference_raw(kt->table);
 	u64 key = kt->root_key;
 	struct ktau_entry *e;
 	s64 incl, excl;
 
-	if (unlikely(!static_branch_likely(&ktau_sysfast_key) ||
-		     kt->state != READ_ONCE(ktau_gen_state)))
+	if (unlikely(kt->state != READ_ONCE(ktau_gen_state)))
 		return false;
 	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
 	if (unlikely(e->key != key))
@@ -316,6 +316,14 @@ static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
 	kt->depth = 0;
 	ktau_entry_add(e, 1, incl, excl);
 	return true;
+}
+
+/* The inline system call exit's: the inline timers are on as well. */
+static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
+						 u64 now)
+{
+	return likely(static_branch_likely(&ktau_sysfast_key)) &&
+	       ktau_close_root_hinted(kt, now);
 }
 
 /*

@@ -50,22 +50,59 @@ static void ktau_gen_bump(unsigned long groups)
 	WRITE_ONCE(ktau_gen, gen);
 }
 
+static unsigned long ktau_keyed_groups(void)
+{
+	unsigned long keyed = 0;
+	unsigned int g;
+
+	for (g = 0; g < KTAU_NR_GROUPS; g++) {
+		if (static_key_enabled(&ktau_group_keys[g]))
+			keyed |= BIT(g);
+	}
+	return keyed;
+}
+
+/*
+ * The fast paths record every point they take: on only while no group
+ * they serve has its key on without being profiled (ktau_sysfast_key).
+ */
+static void ktau_fast_set(unsigned long profiled, unsigned long keyed)
+{
+	bool fast = !static_key_enabled(&ktau_handler_key) &&
+		    !(keyed & ~profiled & KTAU_FAST_GROUPS);
+
+	lockdep_assert_held(&ktau_control_lock);
+	ktau_fast_keys_set(fast, fast && !READ_ONCE(ktau_tracing));
+}
+
+/* After a handler registration. */
+void ktau_fast_sync(void)
+{
+	mutex_lock(&ktau_control_lock);
+	ktau_fast_set(ktau_profiled_groups, ktau_keyed_groups());
+	mutex_unlock(&ktau_control_lock);
+}
+
 /*
  * Make every group's static key match the state: on while the group is
- * profiled or the trace is on.  Returns the groups whose key or whose
- * profiling changed: frames opened before must not be closed after.
+ * profiled or the trace is on.  While the keys and the profiled groups
+ * change, the fast paths are on only if both the old and the new state
+ * allow them.  Returns the groups whose key or whose profiling changed:
+ * frames opened before must not be closed after.
  */
 static unsigned long ktau_apply_state(void)
 {
 	unsigned long profiled = ktau_running ? ktau_enabled_groups : 0;
 	unsigned long changed = profiled ^ ktau_profiled_groups;
+	unsigned long keyed = READ_ONCE(ktau_tracing) ? KTAU_ALL_GROUPS : profiled;
 	unsigned int g;
 
 	lockdep_assert_held(&ktau_control_lock);
+	ktau_fast_set(profiled & ktau_profiled_groups,
+		      keyed | ktau_keyed_groups());
 	WRITE_ONCE(ktau_profiled_groups, profiled);
 	for (g = 0; g < KTAU_NR_GROUPS; g++) {
-		bool want = (ktau_profiled_groups & BIT(g)) ||
-			    READ_ONCE(ktau_tracing);
+		bool want = keyed & BIT(g);
 
 		if (want == static_key_enabled(&ktau_group_keys[g]))
 			continue;
@@ -75,6 +112,7 @@ static unsigned long ktau_apply_state(void)
 			static_branch_disable(&ktau_group_keys[g]);
 		changed |= BIT(g);
 	}
+	ktau_fast_set(profiled, keyed);
 	return changed;
 }
 

@@ -22,6 +22,7 @@
 #include <asm/unistd.h>
 
 #include "internal.h"
+#include "trace.h"
 
 /* Modules test the keys inline, in KTAU_START() and ktau_event(). */
 struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
@@ -30,6 +31,7 @@ struct static_key_false ktau_group_keys[KTAU_NR_GROUPS] = {
 EXPORT_SYMBOL_GPL(ktau_group_keys);
 
 DEFINE_STATIC_KEY_FALSE(ktau_sysfast_key);
+DEFINE_STATIC_KEY_FALSE(ktau_fast_key);
 
 /* Every system call reads ktau_gen_state; control changes are rare. */
 u32 ktau_gen __read_mostly;
@@ -447,7 +449,8 @@ ktau_frame_hinted_id(struct ktau_task *kt, struct ktau_table *t,
 }
 
 /*
- * The common start, inline in each hook: no handler, no control change
+ * The common start, inline in each hook: the fast paths are on
+ * (ktau_fast_key: no handler, @fid's group profiled), no control change
  * since the task's stack was last checked, room for frame @d, and the
  * caller's record found through its frame or its hint.  The new frame's
  * record is looked for through its hint only (its first stop adds it).
@@ -464,7 +467,7 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 	unsigned int id;
 	u64 key;
 
-	if (static_branch_unlikely(&ktau_handler_key) ||
+	if (!static_branch_likely(&ktau_fast_key) ||
 	    kt->gen != READ_ONCE(ktau_gen) || d >= KTAU_MAX_DEPTH)
 		return false;
 	if (!d) {
@@ -490,8 +493,8 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 
 /*
  * The common stop of the innermost frame, frame @d - 1 (1 <= @d <=
- * KTAU_MAX_DEPTH) of record key @key, inline in each hook: no handler,
- * no control change, the frame's record is known, and the TSC did not
+ * KTAU_MAX_DEPTH) of record key @key, inline in each hook: the fast
+ * paths are on, no control change, the frame's record is known, and the TSC did not
  * run backwards under it.  Interrupts are off.  Returns false, having
  * changed nothing, when ktau_pop() must take the stop.
  */
@@ -504,7 +507,7 @@ static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
 	struct ktau_entry *e;
 	s64 incl, excl;
 
-	if (static_branch_unlikely(&ktau_handler_key) ||
+	if (!static_branch_likely(&ktau_fast_key) ||
 	    kt->gen != READ_ONCE(ktau_gen) || !f->rec || f->rec > t->nrec)
 		return false;
 	e = &t->rec[f->rec - 1];
@@ -551,7 +554,9 @@ static __always_inline void ktau_open(unsigned int fid, bool from_user)
 	else if (unlikely(!ktau_may_record()))
 		return;
 	now = ktau_arch_now();
-	if (!ktau_push_fast(tsk, fid, now, tsk->ktau.depth))
+	if (ktau_push_fast(tsk, fid, now, tsk->ktau.depth))
+		ktau_trace_fast(fid, KTAU_HANDLER_START, now);
+	else
 		ktau_push(tsk, fid, now);
 }
 
@@ -561,7 +566,11 @@ static __always_inline void ktau_close(unsigned int fid, u64 now)
 	struct task_struct *tsk = current;
 
 	lockdep_assert_irqs_disabled();
-	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
+	if (unlikely(!ktau_may_record()))
+		return;
+	if (ktau_pop_fast(tsk, fid, now))
+		ktau_trace_fast(fid, KTAU_HANDLER_STOP, now);
+	else
 		ktau_pop(tsk, fid, now);
 }
 
@@ -620,9 +629,10 @@ void __ktau_fault_enter(bool user_mode)
 
 	/* after irqentry_enter(): interrupts are still off */
 	lockdep_assert_irqs_disabled();
-	if (likely(user_mode) && static_branch_likely(&ktau_sysfast_key)) {
+	if (likely(user_mode) && static_branch_likely(&ktau_fast_key)) {
 		/* from user mode, as a system call's inline entry does */
 		ktau_open_root(tsk, kt, fid);
+		ktau_trace_root_open(tsk);
 		return;
 	}
 	if (likely(!tsk->pagefault_disabled))
@@ -647,11 +657,11 @@ void __ktau_fault_exit(void)
 	 * fault it interrupted.
 	 */
 	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
-	    ktau_close_root_fast(&tsk->ktau, now))
-		goto out;
-	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
-		ktau_pop(tsk, fid, now);
-out:
+	    static_branch_likely(&ktau_fast_key) &&
+	    ktau_close_root_hinted(&tsk->ktau, now))
+		ktau_trace_root_close(tsk, now);
+	else
+		ktau_close(fid, now);
 	local_irq_restore(flags);
 }
 
@@ -689,8 +699,10 @@ void __ktau_schedule_exit(void)
 		key = ktau_frame_key(kt, d - 1);
 		top = ktau_key_fid(key);
 		if ((top == vol || top == invol) &&
-		    ktau_pop_top_fast(current, d, key, now))
+		    ktau_pop_top_fast(current, d, key, now)) {
+			ktau_trace_fast(top, KTAU_HANDLER_STOP, now);
 			goto out;
+		}
 	}
 	ktau_stack_check(kt);
 	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
@@ -724,13 +736,9 @@ static void ktau_syscall_open(struct ktau_task *kt, unsigned int fid)
 		kt->root_key = fid + 1;
 }
 
-/*
- * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
- * inline path: handlers, x32 and invalid numbers.  Number -1 asks for
- * nothing (do_syscall_64() runs nothing for it): nothing is recorded.
- * Interrupts are off.
- */
-long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
+/* The general entry: handlers, x32 and invalid numbers. */
+static noinline long ktau_syscall_enter_general(const struct pt_regs *regs,
+						long nr)
 {
 	struct ktau_task *kt = ktau_current();
 
@@ -738,6 +746,24 @@ long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
 	if (nr != -1)
 		ktau_syscall_open(kt, ktau_sys64_fid(nr));
 	return nr;
+}
+
+/*
+ * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
+ * inline path: the trace (the inline path's work and the call's event),
+ * and the general entry.  Number -1 asks for nothing (do_syscall_64()
+ * runs nothing for it): nothing is recorded.  Interrupts are off.
+ */
+long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
+{
+	struct task_struct *tsk = current;
+
+	if (likely(static_branch_likely(&ktau_fast_key) &&
+		   (unsigned long)nr < NR_syscalls)) {
+		ktau_open_root(tsk, &tsk->ktau, nr);
+		return ktau_trace_syscall_open(tsk, regs, nr);
+	}
+	return ktau_syscall_enter_general(regs, nr);
 }
 
 /*
@@ -889,10 +915,13 @@ static unsigned int ktau_syscall_bytes(struct task_struct *tsk, u64 key,
 	return fid;
 }
 
-/* ktau_syscall_exit()'s events, after its inline path recorded the call. */
+/*
+ * ktau_syscall_exit()'s events, after its inline path recorded the call;
+ * the event group's key may be on for the trace alone.
+ */
 void __ktau_syscall_bytes(u64 key, long ret)
 {
-	if (ret >= 0)
+	if (ret >= 0 && ktau_group_profiled(KTAU_GROUP_EVENT))
 		ktau_syscall_bytes(current, key, ret);
 }
 
@@ -927,14 +956,15 @@ static void ktau_syscall_exit_traced(struct ktau_task *kt, u64 now)
 }
 
 /*
- * A system call's exit when ktau_close_root_fast() cannot take it:
+ * A system call's exit when neither the inline path nor the trace's
+ * fast path (__ktau_syscall_exit()) can take it:
  * nothing open (a new task's first return, or the group was switched on
  * during the call), frames left above the call's (their stop was
  * missed: discarded, as ktau_pop() does), a control change since the
  * entry, a key that is not where its hint says (or not yet in the
  * table), handlers, the bytes of reads and writes.  Interrupts are off.
  */
-void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
+static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 {
 	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
@@ -967,6 +997,43 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 	if (ktau_record(tsk, 0, incl, ktau_excl(incl, kt->stack[0].child)))
 		ktau_check_hints(ktau_task_table(kt));
 	ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);
+}
+
+/* The traced exit's event through the general writer, then its bytes. */
+static noinline void ktau_syscall_exit_trace_slow(struct pt_regs *regs,
+						  u64 now)
+{
+	struct ktau_task *kt = ktau_current();
+
+	ktau_trace_put_slow(kt, now, KTAU_TRACE_EXIT, ktau_key_fid(kt->root_key));
+	if (ktau_key_moves_bytes(kt->root_key))
+		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
+}
+
+/*
+ * The trace: the inline exit's work, the call's event, its bytes; each
+ * call a tail call, so that the common case saves no registers.  Else
+ * the general exit.
+ */
+void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
+{
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (unlikely(!static_branch_likely(&ktau_fast_key) ||
+		     !ktau_close_root_hinted(kt, now))) {
+		ktau_syscall_exit_general(regs, now);
+		return;
+	}
+	if (static_branch_unlikely(&ktau_trace_key) &&
+	    unlikely(!ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
+					  ktau_key_fid(kt->root_key), now))) {
+		ktau_syscall_exit_trace_slow(regs, now);
+		return;
+	}
+	if (ktau_key_moves_bytes(kt->root_key) &&
+	    ktau_group_profiled(KTAU_GROUP_EVENT))
+		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
 }
 
 /* ---- run-time ids ---------------------------------------------------- */
@@ -1005,8 +1072,19 @@ static bool ktau_fid_recording(int fid)
  */
 void ktau_start_fid(int fid)
 {
-	if (ktau_fid_recording(fid))
+	unsigned long flags;
+
+	if (!ktau_fid_recording(fid))
+		return;
+	if (likely(ktau_fid_profiled(fid))) {
 		ktau_start(fid);
+		return;
+	}
+	/* the fast paths record what they take: the trace alone's is here */
+	local_irq_save(flags);
+	if (ktau_may_record())
+		ktau_push(current, fid, ktau_arch_now());
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(ktau_start_fid);
 
@@ -1018,8 +1096,19 @@ EXPORT_SYMBOL_GPL(ktau_start_fid);
  */
 void ktau_stop_fid(int fid)
 {
-	if (ktau_fid_recording(fid))
+	u64 now = ktau_arch_now();
+	unsigned long flags;
+
+	if (!ktau_fid_recording(fid))
+		return;
+	if (likely(ktau_fid_profiled(fid))) {
 		ktau_stop(fid);
+		return;
+	}
+	local_irq_save(flags);
+	if (ktau_may_record())
+		ktau_pop(current, fid, now);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(ktau_stop_fid);
 
@@ -1143,15 +1232,13 @@ static void ktau_static_key_set(struct static_key_false *key, bool on)
 		static_branch_disable(key);
 }
 
-/* The inline system call timers do not call handlers. */
-void ktau_sysfast_update(void)
+void ktau_fast_keys_set(bool fast, bool inline_timers)
 {
-	static DEFINE_MUTEX(lock);
-
-	mutex_lock(&lock);
-	ktau_static_key_set(&ktau_sysfast_key,
-			    !static_key_enabled(&ktau_handler_key));
-	mutex_unlock(&lock);
+	if (!inline_timers)
+		ktau_static_key_set(&ktau_sysfast_key, false);
+	ktau_static_key_set(&ktau_fast_key, fast);
+	if (inline_timers)
+		ktau_static_key_set(&ktau_sysfast_key, true);
 }
 
 /* Tasks forked before ktau_init() got no table: give them one. */
@@ -1183,7 +1270,6 @@ static int __init ktau_init(void)
 	mutex_init(&init_task.signal->ktau.lock);
 	ktau_walk_tasks(ktau_table_early, NULL);
 	schedule_work(&ktau_reserve_work);
-	ktau_sysfast_update();
 	return ktau_proc_init();
 }
 core_initcall(ktau_init);

@@ -22,7 +22,7 @@ static DEFINE_MUTEX(ktau_handler_lock);
 
 #define KTAU_ALL_GROUPS		(BIT(KTAU_NR_GROUPS) - 1)
 
-/* Every point while a handler is registered or the trace is on. */
+/* Every point while a handler is registered. */
 void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value)
 {
 	int group = ktau_fid_group(fid);
@@ -30,8 +30,6 @@ void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value)
 
 	if (group < 0)
 		return;
-	if (ktau_trace_on())
-		ktau_trace_point(fid, type, value);
 	fn = READ_ONCE(ktau_handler_of[group]);
 	if (fn)
 		fn(fid, type, ktau_fid_name(fid), &value);
@@ -49,19 +47,18 @@ static bool ktau_any_handler(void)
 }
 
 /*
- * The handler path is taken while a handler is registered or the trace
- * is on; the inline system call timers, which call neither, are off
- * then.  May sleep.
+ * The handler path is taken while a handler is registered; the fast
+ * paths, which call none, are off then.  May sleep.
  */
-void ktau_handler_key_update(void)
+static void ktau_handler_key_update(void)
 {
 	mutex_lock(&ktau_handler_lock);
-	if (ktau_any_handler() || READ_ONCE(ktau_tracing))
+	if (ktau_any_handler())
 		static_branch_enable(&ktau_handler_key);
 	else
 		static_branch_disable(&ktau_handler_key);
 	mutex_unlock(&ktau_handler_lock);
-	ktau_sysfast_update();
+	ktau_fast_sync();
 }
 
 /**

@@ -250,22 +250,48 @@ void ktau_grow_init(void);
 /* Profiling handlers (handler.c). */
 extern struct static_key_false ktau_handler_key;
 void ktau_call_handlers(unsigned int fid, unsigned int type, u64 value);
-void ktau_handler_key_update(void);
 
-/* By value: a hook whose handlers are off keeps its timestamp in a register. */
+void ktau_trace_point(unsigned int fid, unsigned int type, u64 tsc);
+
+/*
+ * The trace and the handlers of a point the general paths take.  By
+ * value: a hook whose handlers are off keeps its timestamp in a register.
+ */
 static __always_inline void ktau_handlers(unsigned int fid, unsigned int type,
 					  u64 value)
 {
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_trace_point(fid, type, value);
 	if (static_branch_unlikely(&ktau_handler_key))
 		ktau_call_handlers(fid, type, value);
 }
 
+/* The trace of a start or stop the fast paths took. */
+static __always_inline void ktau_trace_fast(unsigned int fid,
+					    unsigned int type, u64 tsc)
+{
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_trace_point(fid, type, tsc);
+}
+
 /*
- * ktau_sysfast_key selects the inline system call timers: on while no
- * handler is registered and nothing is traced.  ktau_handler_key_update()
- * calls this.
+ * ktau_fast_key selects the fast paths: ktau_push_fast(), the fast stops,
+ * and the root frames of system calls and user mode faults opened and
+ * closed through their hints.  They call no handler and record every
+ * point of the groups they serve (KTAU_FAST_GROUPS), so they are on only
+ * while no handler is registered and each of those groups whose key is
+ * on is profiled (the trace turns every key on).  The general paths,
+ * which test each point's group, take everything else.
+ * ktau_sysfast_key selects the inline system call timers, which do not
+ * trace either: on with ktau_fast_key while nothing is traced.  Both are
+ * set under the control lock (ktau_fast_sync(), control.c).
  */
-void ktau_sysfast_update(void);
+extern struct static_key_false ktau_fast_key;
+#define KTAU_FAST_GROUPS	(BIT(KTAU_GROUP_SYSCALL) | BIT(KTAU_GROUP_SOFTIRQ) | \
+				 BIT(KTAU_GROUP_IRQ) | BIT(KTAU_GROUP_SCHED) | \
+				 BIT(KTAU_GROUP_EXCEPTION))
+void ktau_fast_keys_set(bool fast, bool inline_timers);
+void ktau_fast_sync(void);
 
 /* ---- user contexts (context.c) ---------------------------------------- */
 
@@ -292,7 +318,6 @@ static inline bool ktau_trace_on(void)
 	return smp_load_acquire(&ktau_tracing);
 }
 
-void ktau_trace_point(unsigned int fid, unsigned int type, u64 tsc);
 void ktau_trace_context(u32 value);
 void ktau_trace_exec(void);
 void ktau_trace_exit(void);

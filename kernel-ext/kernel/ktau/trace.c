@@ -11,9 +11,14 @@
  * tail after copying them out.  A full ring drops the new event and
  * counts it; nothing is overwritten, nothing waits.
  *
- * The points reach the writer through the handler path (handler.c): while
- * tracing, ktau_handler_key is on and every start and stop goes out of
- * line, so a disabled trace costs the points nothing.
+ * While tracing, ktau_trace_key is on.  The system call timers leave the
+ * entry code for their copies in core.c; those and the user mode faults'
+ * timers write the common event (a traced task's, into a ring with room)
+ * themselves through
+ * ktau_trace_put_fast() (trace.h): at wp, below wlimit, which this file's
+ * general writer sets each time it runs.  Every other point calls
+ * ktau_trace_point().  A disabled trace costs the inline system call
+ * timers nothing and the other points a patched-out jump.
  */
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
@@ -31,27 +36,13 @@
 
 #include "control_parse.h"
 #include "internal.h"
+#include "trace.h"
 
 #define KTAU_TRACE_MAGIC	"KTAUTRC1"
 #define KTAU_TRACE_VERSION	1
 #define KTAU_TRACE_CHUNK_MAGIC	0x544b
 #define KTAU_TRACE_KIND_KERNEL	1
 #define KTAU_TRACE_TSC_MASK	(BIT_ULL(56) - 1)
-
-enum ktau_trace_type {
-	KTAU_TRACE_ENTRY = 1,
-	KTAU_TRACE_EXIT,
-	KTAU_TRACE_TASK,
-	KTAU_TRACE_EXEC,
-	KTAU_TRACE_TASK_EXIT,
-	KTAU_TRACE_CONTEXT,
-};
-
-struct ktau_trace_unit {
-	u64 stamp;			/* TSC, type in bits 56-63 */
-	u32 tid;
-	u32 data;
-};
 
 struct ktau_trace_header {
 	char magic[8];
@@ -77,16 +68,7 @@ struct ktau_trace_chunk {
 	u32 lost;
 };
 
-struct ktau_trace_cpu {
-	struct ktau_trace_unit *ring;	/* NULL while not tracing */
-	u64 mask;			/* units in the ring - 1 */
-	u64 head;			/* units written (this CPU) */
-	u64 tail;			/* units drained (the reader) */
-	u64 lost;			/* events that found the ring full */
-	u64 lost_reported;		/* lost as of its last chunk (reader) */
-};
-
-static DEFINE_PER_CPU(struct ktau_trace_cpu, ktau_trace_cpus);
+DEFINE_PER_CPU(struct ktau_trace_cpu, ktau_trace_cpus);
 
 /*
  * A task's trace_tag: the low half is the `trace pid` set it belongs to
@@ -99,10 +81,16 @@ static DEFINE_PER_CPU(struct ktau_trace_cpu, ktau_trace_cpus);
 #define KTAU_TRACE_SEEN(tag)	((u16)((tag) >> 16))
 
 bool ktau_tracing __read_mostly;
+DEFINE_STATIC_KEY_FALSE(ktau_trace_key);
 static bool ktau_trace_all __read_mostly = true;
 static u16 ktau_trace_set = 1;		/* the current trace pid set */
 static u16 ktau_trace_run = 1;		/* the current trace on */
 static unsigned int ktau_trace_kib = KTAU_TRACE_KIB_DEFAULT;
+
+/* Set whenever tracing starts: nothing matches before. */
+struct ktau_trace_match ktau_trace_match __read_mostly = {
+	.mask = U32_MAX, .want = U32_MAX,
+};
 
 /* Serializes readers, control changes and the buffers' lifetime. */
 static DEFINE_MUTEX(ktau_trace_lock);
@@ -145,6 +133,34 @@ static bool ktau_trace_wanted(struct ktau_task *kt, bool *announce)
 }
 
 /*
+ * After a change of the run, the set or trace_all; ktau_trace_lock held.
+ * A writer loads mask and want apart: a mix of the old and the new (the
+ * set and trace_all change only) matches no task that neither wants.
+ */
+static void ktau_trace_match_update(void)
+{
+	u32 mask = READ_ONCE(ktau_trace_all) ? 0xffff0000U : 0xffffffffU;
+
+	lockdep_assert_held(&ktau_trace_lock);
+	WRITE_ONCE(ktau_trace_match.mask, mask);
+	WRITE_ONCE(ktau_trace_match.want,
+		   ((u32)ktau_trace_run << 16 | ktau_trace_set) & mask);
+}
+
+/*
+ * Where the fast writer of @c goes on: unit @head, up to the ring's end
+ * or the end of the room left by the reader at @tail, whichever is first.
+ */
+static void ktau_trace_fast_room(struct ktau_trace_cpu *c, u64 head, u64 tail)
+{
+	u64 pos = head & c->mask;
+	u64 room = min(tail + c->mask + 1 - head, c->mask + 1 - pos);
+
+	c->wp = c->ring + pos;
+	WRITE_ONCE(c->wlimit, c->wp + room);
+}
+
+/*
  * Append an event of @units units (a second one: @comm) to this CPU's
  * ring.  Interrupts are off.
  */
@@ -154,15 +170,17 @@ static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
 	struct ktau_trace_cpu *c = this_cpu_ptr(&ktau_trace_cpus);
 	struct ktau_trace_unit *ring = READ_ONCE(c->ring), *u;
 	unsigned int units = comm ? 2 : 1;
-	u64 head = c->head;
+	u64 head = c->head, tail;
 
 	lockdep_assert_irqs_disabled();
 	/* NULL once tracing stops; freed a grace period after that. */
 	if (!ring)
 		return;
 	/* Pairs with smp_store_release() of tail by the reader. */
-	if (head + units - smp_load_acquire(&c->tail) > c->mask + 1) {
+	tail = smp_load_acquire(&c->tail);
+	if (head + units - tail > c->mask + 1) {
 		c->lost++;
+		ktau_trace_fast_room(c, head, tail);
 		return;
 	}
 	u = &ring[head & c->mask];
@@ -173,6 +191,10 @@ static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
 		memcpy(&ring[(head + 1) & c->mask], comm, sizeof(*u));
 	/* Pairs with smp_load_acquire() of head by the reader. */
 	smp_store_release(&c->head, head + units);
+	ktau_trace_fast_room(c, head + units, tail);
+	/* Pairs with smp_mb() in ktau_trace_poll(): see it, or be seen. */
+	smp_mb();
+	/* a reader waits in poll() (the fast writer leaves this to us) */
 	if (unlikely(READ_ONCE(ktau_trace_waiting))) {
 		WRITE_ONCE(ktau_trace_waiting, false);
 		irq_work_queue(&ktau_trace_wake_work);
@@ -194,18 +216,42 @@ static void ktau_trace_put_comm(u64 tsc, unsigned int type)
 	ktau_trace_put(tsc, type, current->tgid, comm);
 }
 
-/* A start or stop of @fid at @tsc on current.  Interrupts are off. */
-void ktau_trace_point(unsigned int fid, unsigned int type, u64 tsc)
+/*
+ * What ktau_trace_put_fast() left: a task to announce or not traced, a
+ * ring whose room must be looked at again, a reader to wake.  Interrupts
+ * are off.
+ */
+void ktau_trace_put_slow(struct ktau_task *kt, u64 tsc, unsigned int type,
+			 u32 data)
 {
-	struct ktau_task *kt = ktau_current();
 	bool announce;
 
-	if (type == KTAU_HANDLER_EVENT || !ktau_trace_wanted(kt, &announce))
+	if (!ktau_trace_wanted(kt, &announce))
 		return;
 	if (announce)
 		ktau_trace_put_comm(tsc, KTAU_TRACE_TASK);
-	ktau_trace_put(tsc, type == KTAU_HANDLER_START ? KTAU_TRACE_ENTRY :
-			    KTAU_TRACE_EXIT, fid, NULL);
+	ktau_trace_put(tsc, type, data, NULL);
+}
+
+/* ktau_trace_syscall_open()'s general case.  Interrupts are off. */
+long ktau_trace_syscall_open_slow(const struct pt_regs *regs, long nr)
+{
+	struct ktau_task *kt = ktau_current();
+	u64 tsc = kt->stack[0].start;
+
+	if (kt->ctx_word)
+		ktau_trace_put_slow(kt, tsc, KTAU_TRACE_CONTEXT,
+				    KTAU_KEY_CTX(kt->root_key));
+	ktau_trace_put_slow(kt, tsc, KTAU_TRACE_ENTRY, nr);
+	return nr;
+}
+
+/* A start or stop of @fid at @tsc on current.  Interrupts are off. */
+void ktau_trace_point(unsigned int fid, unsigned int type, u64 tsc)
+{
+	if (type != KTAU_HANDLER_EVENT)
+		ktau_trace_event(current, type == KTAU_HANDLER_START ?
+				 KTAU_TRACE_ENTRY : KTAU_TRACE_EXIT, fid, tsc);
 }
 
 /* The user context word's value as a system call entry read it. */
@@ -307,6 +353,7 @@ static int ktau_trace_alloc_rings(void)
 		memset(c, 0, sizeof(*c));
 		c->mask = bytes / sizeof(*ring) - 1;
 		WRITE_ONCE(c->ring, ring);
+		ktau_trace_fast_room(c, 0, 0);
 	}
 	return 0;
 }
@@ -359,9 +406,9 @@ static int ktau_trace_mark_pids(const struct ktau_control_cmd *cmd)
 }
 
 /*
- * Start or stop: the group keys follow (ktau_apply_state()), the handler
- * key routes every point through ktau_trace_point().  The rings go only
- * after a grace period: writers run with interrupts off.
+ * Start or stop: ktau_trace_key routes every point to ktau_trace_point(),
+ * and the group keys and the fast paths follow (ktau_apply_state()).  The
+ * rings go only after a grace period: writers run with interrupts off.
  */
 int ktau_trace_control(const struct ktau_control_cmd *cmd)
 {
@@ -377,12 +424,15 @@ int ktau_trace_control(const struct ktau_control_cmd *cmd)
 			break;
 		/* every task announces itself again */
 		WRITE_ONCE(ktau_trace_run, ktau_trace_next(ktau_trace_run));
+		ktau_trace_match_update();
 		/* Pairs with smp_load_acquire() in ktau_trace_on(). */
 		smp_store_release(&ktau_tracing, true);
+		static_branch_enable(&ktau_trace_key);
 		break;
 	case KTAU_CONTROL_TRACE_OFF:
 		if (!ktau_tracing)
 			break;
+		static_branch_disable(&ktau_trace_key);
 		WRITE_ONCE(ktau_tracing, false);
 		ktau_trace_free_rings();
 		break;
@@ -394,17 +444,16 @@ int ktau_trace_control(const struct ktau_control_cmd *cmd)
 		break;
 	case KTAU_CONTROL_TRACE_ALL:
 		WRITE_ONCE(ktau_trace_all, true);
+		ktau_trace_match_update();
 		break;
 	case KTAU_CONTROL_TRACE_PIDS:
 		ret = ktau_trace_mark_pids(cmd);
+		ktau_trace_match_update();
 		break;
 	default:
 		ret = -EINVAL;
 	}
 	mutex_unlock(&ktau_trace_lock);
-	if (!ret && (cmd->op == KTAU_CONTROL_TRACE_ON ||
-		     cmd->op == KTAU_CONTROL_TRACE_OFF))
-		ktau_handler_key_update();
 	return ret;
 }
 
@@ -572,6 +621,15 @@ out:
 	return done;
 }
 
+/* Every CPU's next event goes to the general writer, which wakes us. */
+static void ktau_trace_stop_fast_writers(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&ktau_trace_cpus, cpu)->wlimit, NULL);
+}
+
 static __poll_t ktau_trace_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &ktau_trace_wait, wait);
@@ -579,10 +637,13 @@ static __poll_t ktau_trace_poll(struct file *file, poll_table *wait)
 		return EPOLLIN | EPOLLRDNORM;
 	WRITE_ONCE(ktau_trace_waiting, true);
 	/*
-	 * Pairs with the writer's smp_store_release() of head: either it sees
-	 * the flag and wakes us, or we see its event below.
+	 * Pairs with the general writer's smp_mb(): either it sees the flag
+	 * and wakes us, or we see its event below.  The fast writers are
+	 * sent to it by a limit of 0: an event a fast writer published after
+	 * the check below waits until that CPU's next event.
 	 */
 	smp_mb();
+	ktau_trace_stop_fast_writers();
 	return ktau_trace_pending() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -593,9 +654,15 @@ static __poll_t ktau_trace_poll(struct file *file, poll_table *wait)
  */
 static int ktau_trace_open(struct inode *inode, struct file *file)
 {
+	u32 *tag = &current->ktau.trace_tag, old;
+
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	set_bit(KTAU_TASK_TRACE_READER, &current->ktau.flags);
+	/* no longer announced: the writers' fast test fails for it */
+	do {
+		old = READ_ONCE(*tag);
+	} while (cmpxchg(tag, old, old & 0xffffU) != old);
 	file->private_data = current;
 	return 0;
 }
