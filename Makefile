@@ -98,9 +98,10 @@ deb:
 deb-kernel:
 	@KSRC='$(KSRC)' KBASE='$(KBASE)' BUILD=$(BUILD) scripts/deb-kernel.sh $(KCONFIG)
 
-# benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/
+# benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/,
+# and ktau-trace for the trace drain row
 .PHONY: bench-programs
-bench-programs: lib
+bench-programs: tools
 	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
 
 # the benchmark table: three kernels, each booted under qemu -icount (< 30 min)

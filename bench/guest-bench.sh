@@ -72,6 +72,17 @@ trace_rows() {
 	echo "BENCH traceprof.drained_bytes $(wc -c </tmp/trace.bin)"
 	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=//p' /proc/ktau/control)"
 	control 'trace off'
+	trace_drain
+}
+
+# ktau-trace drains while 300 000 getpid() calls make events as fast as
+# they can (the profile on, 1 MiB per CPU, the kernel's default): its
+# summary says how many it saved and how many were lost.
+trace_drain() {
+	$B/ktau-trace -o /tmp/drain.ktt -- $B/trace_load 300000 2>/tmp/drain.err
+	sed 's/^/INFO: ktau-trace: /' /tmp/drain.err
+	sed -n 's/^ktau-trace: .*: \([0-9]*\) events (.*/BENCH tracedrain.events \1/p' /tmp/drain.err
+	sed -n 's/^ktau-trace: .* bytes, \([0-9]*\) lost (.*/BENCH tracedrain.lost \1/p' /tmp/drain.err
 }
 
 profile_reads() {	# /proc/ktau/profile read whole with 1 000 and 10 000 tasks

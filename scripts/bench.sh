@@ -92,7 +92,7 @@ esac
 say "packing the bench initramfs"
 rm -rf "$root"
 mkdir -p "$root/bench"
-cp "$BUILD"/user/bench/* "$root/bench/"
+cp "$BUILD"/user/bench/* "$BUILD/user/bin/ktau-trace" "$root/bench/"
 "$top/scripts/bench-tracers.sh" "$root" strace perf >&2
 if [ "$roles" != trace ]; then
 	EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
