@@ -2,12 +2,11 @@
 /*
  * A synthetic 1000-rank job (4000 files, 32 nodes, job_gen.c): libktau's
  * reader loads it and ktau-report --job summarises it with the figures
- * the generator knows. The time and peak memory are printed as INFO lines
- * (the issue's goal: under 10 s and 1 GiB); they are figures, not asserts.
+ * the generator knows. ktau-report's time and peak memory are printed as
+ * INFO lines (the issue's goal: under 10 s and 1 GiB): figures, not asserts.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "harness.h"
@@ -25,6 +24,30 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * ktau-report --job's time and peak memory on dir as INFO lines, measured
+ * by gen-job (not sanitized: a fork of this process would count its
+ * memory as the child's).
+ */
+static void print_bench(const char *dir)
+{
+	char gen[4200], *line, *save = NULL;
+	struct run_result r;
+
+	snprintf(gen, sizeof(gen), "%s/gen-job", getenv("USERPROF_PROGS"));
+	if (run_program((char *const[]){ gen, "--measure-only", "--bench",
+					 getenv("KTAU_REPORT"), (char *)dir, NULL }, NULL, &r)) {
+		printf("INFO: job_1000_ranks: cannot run %s\n", gen);
+		return;
+	}
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		printf("INFO: job_1000_ranks: %s\n", line);
+	if (r.status)
+		printf("INFO: job_1000_ranks: gen-job failed: %s\n", r.err);
+	fflush(stdout);
+	run_result_free(&r);
 }
 
 /* The sum over per_rank[] of member key (whole numbers). */
@@ -51,9 +74,8 @@ TEST(job_1000_ranks_read_and_reported)
 	const struct json *job, *ranks, *node0, *top, *imb;
 	struct ktau_tau_dir *d;
 	struct run_result r;
-	struct rusage ru;
 	struct json *j;
-	double t0, read_s, report_s;
+	double t0, read_s;
 
 	ASSERT_NOT_NULL(dir);
 	ASSERT_EQ(0, job_gen_write(dir, &g, &t));
@@ -68,17 +90,13 @@ TEST(job_1000_ranks_read_and_reported)
 	ASSERT_EQ(2, ktau_tau_thread_event_count(ktau_tau_dir_find_thread(d, 5, 0, 0)));
 	ktau_tau_dir_free(d);
 
-	t0 = now();
+	printf("INFO: job_1000_ranks: libktau read %d files in %.3f s (sanitized build)\n",
+	       RANKS * THREADS, read_s);
+	print_bench(dir);
 	ASSERT_EQ(0, run_tool("KTAU_REPORT", NULL, &r, "--job", dir, "--json", "--top", "3",
 			      (char *)NULL));
-	report_s = now() - t0;
-	getrusage(RUSAGE_CHILDREN, &ru);
 	remove_tree(dir);
 	free(dir);
-	printf("INFO: job_1000_ranks: libktau read %d files in %.3f s (sanitized build); "
-	       "ktau-report --job in %.3f s, peak memory %.1f MiB (goal: under 10 s and "
-	       "1 GiB)\n", RANKS * THREADS, read_s, report_s, (double)ru.ru_maxrss / 1024.0);
-	fflush(stdout);
 	ASSERT_EQ(0, r.status);
 	j = json_parse(r.out, NULL);
 	run_result_free(&r);

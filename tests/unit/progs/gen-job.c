@@ -7,6 +7,7 @@
  * The figures are printed, never asserted.
  *
  *   gen-job [--ranks N] [--threads N] [--nodes N] [--bench REPORT] DIR
+ *   gen-job --measure-only --bench REPORT DIR   (DIR written before)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +31,8 @@ static const char usage[] =
 	"Usage: gen-job [--ranks N] [--threads N] [--nodes N] [--bench REPORT] DIR\n"
 	"Writes a synthetic job of N ranks (1000), threads per rank (4) and nodes (32)\n"
 	"into DIR (created), prints its totals; --bench REPORT also times\n"
-	"'REPORT --job DIR' and prints its time and peak memory against the goal.\n";
+	"'REPORT --job DIR' and prints its time and peak memory against the goal;\n"
+	"--measure-only: DIR was written before, only measure.\n";
 
 static double seconds(void)
 {
@@ -85,12 +87,14 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "bench", required_argument, NULL, 'b' },
+		{ "measure-only", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct job_gen g = { 1000, 4, 32 };
 	struct job_gen_totals t;
 	const char *report = NULL;
+	int measure_only = 0;
 	double t0, gen_s, secs, mib;
 	int c, ret;
 
@@ -100,14 +104,17 @@ int main(int argc, char **argv)
 		case 't': g.threads = number(optarg, "--threads"); break;
 		case 'n': g.nodes = number(optarg, "--nodes"); break;
 		case 'b': report = optarg; break;
+		case 'm': measure_only = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 || (measure_only && !report)) {
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (measure_only)
+		goto bench;
 	if (mkdir(argv[optind], 0755) && errno != EEXIST) {
 		fprintf(stderr, "gen-job: cannot create %s: %s\n", argv[optind], strerror(errno));
 		return 1;
@@ -124,11 +131,12 @@ int main(int argc, char **argv)
 	       g.nodes, gen_s, t.total, t.kernel, t.top_kernel_rank, t.top_kernel);
 	if (!report)
 		return 0;
+bench:
 	if (measure(report, argv[optind], &secs, &mib)) {
 		fprintf(stderr, "gen-job: %s --job %s failed\n", report, argv[optind]);
 		return 1;
 	}
-	printf("%-46s %12s %12s  %s\n", "ktau-report --job", "measured", "goal", "");
+	printf("%-46s %12s %12s\n", "ktau-report --job", "measured", "goal");
 	printf("%-46s %10.2f s %10.0f s  %s\n", "  time", secs, GOAL_SECONDS,
 	       secs < GOAL_SECONDS ? "met" : "NOT met");
 	printf("%-46s %8.1f MiB %8.0f MiB  %s\n", "  peak memory (ru_maxrss)", mib, GOAL_MIB,
