@@ -5,7 +5,8 @@
 # project's TAU reader: one file per rank, the exact calls of every MPI
 # routine, the exact message-size events, the metadata) and by TAU's own
 # readers when ../shared/tools/tau-check is there; the same program in
-# Fortran, preloaded, when mpifort is there.  Then what goes wrong:
+# Fortran, preloaded, when mpifort is there; tests/mpi/mpi-requests for
+# the request paths mpi-ring does not take and the collectives' sizes.  Then what goes wrong:
 # a profile directory that cannot be made (the job still succeeds, each
 # rank says why), and a rank that crashes (the others' files stay whole,
 # no half file is left).  There is no ktau kernel here: the profiles are
@@ -75,6 +76,15 @@ job "$tmp/linked" KTAU_PROFILE_DIR="$tmp/linked-dir" -- "$bin/mpi-ring-linked" 7
 if ran_ok "$label: linked" "$tmp/linked" $?; then
 	"$check" --label "$label: linked" --root "" --ranks "$ranks" --rounds 7 --bytes 1000 \
 		"$tmp/linked-dir" || failed=1
+fi
+
+# ---- the request paths (persistent, any, some, probe, MPI_PROC_NULL) and
+# the collectives' sizes ----
+job "$tmp/requests" LD_PRELOAD="$bin/libktau-mpi.so" LD_LIBRARY_PATH="$lib" \
+	KTAU_PROFILE_DIR="$tmp/requests-dir" -- "$bin/mpi-requests" 5 1000
+if ran_ok "$label: requests" "$tmp/requests" $?; then
+	"$check" --label "$label: requests" --program mpi-requests --ranks "$ranks" --rounds 5 \
+		--bytes 1000 "$tmp/requests-dir" || failed=1
 fi
 
 # ---- Fortran (`use mpi`): Open MPI's Fortran bindings call PMPI_ directly,
