@@ -78,9 +78,11 @@ guest-tests:
 	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
 
 # libktau-mpi (mpi/): optional, built when an MPI compiler wrapper is
-# found (MPICC=, default mpicc); the core build never needs MPI.
+# found (MPICC=, default mpicc) unless MPI=no; the core build never needs
+# MPI.
 MPICC ?= mpicc
-HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+MPI ?= auto
+HAVE_MPICC := $(if $(filter no,$(MPI)),,$(shell command -v $(MPICC) 2>/dev/null))
 
 mpi: lib
 	@echo '==> building libktau-mpi'
@@ -91,7 +93,7 @@ mpi-if-found: lib
 ifneq ($(HAVE_MPICC),)
 	@$(MAKE) -s mpi
 else
-	@echo '==> libktau-mpi skipped: no $(MPICC) (apt install libopenmpi-dev, or MPICC=)'
+	@echo '==> libktau-mpi skipped: $(if $(filter no,$(MPI)),MPI=no,no $(MPICC) (apt install libopenmpi-dev, or MPICC=))'
 endif
 
 user: lib tools guest-tests mpi-if-found
