@@ -50,17 +50,26 @@ static __thread struct ktau_uthread *tls_self TLS;
  * id of the innermost running timer. volatile: only the kernel reads it. */
 static __thread volatile uint32_t tls_word TLS __attribute__((aligned(4)));
 
+/* The line goes out in one write(): the ranks of an MPI job share one
+ * stderr, and a line written in pieces comes out mixed with theirs. */
 void ktau__warn_once(enum ktau_warning kind, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
+	int len;
 
 	if (__atomic_exchange_n(&proc.warned[kind], 1, __ATOMIC_RELAXED))
 		return;
-	fputs("ktau: ", stderr);
+	len = snprintf(line, sizeof(line), "ktau: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len += vsnprintf(line + len, sizeof(line) - (size_t)len - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len > (int)sizeof(line) - 2)
+		len = (int)sizeof(line) - 2;	/* cut, still one line */
+	line[len++] = '\n';
+	fflush(stderr);
+	if (write(STDERR_FILENO, line, (size_t)len) < 0)
+		return;	/* nowhere left to say it */
 }
 
 static int prctl_set_context(volatile uint32_t *word)
@@ -151,6 +160,8 @@ static void forked_child(void)
 	bool own = s && s != GONE;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 
+	ktau__metadata_fork_lock(false);
+	ktau__user_events_fork_lock(false);
 	ktau__timers_fork_lock(false);
 	ktau__names_fork_lock(false);
 	if (own && s->kernel_registered) {
@@ -169,16 +180,21 @@ static void forked_child(void)
 	tls_self = GONE;
 }
 
-/* The order the profiler nests them in: names, the trace, timers. */
+/* The order the profiler nests them in: names, the trace, timers, events,
+ * metadata. */
 static void fork_prepare(void)
 {
 	ktau__names_fork_lock(true);
 	ktau__utrace_fork_prepare();
 	ktau__timers_fork_lock(true);
+	ktau__user_events_fork_lock(true);
+	ktau__metadata_fork_lock(true);
 }
 
 static void fork_parent(void)
 {
+	ktau__metadata_fork_lock(false);
+	ktau__user_events_fork_lock(false);
 	ktau__timers_fork_lock(false);
 	ktau__utrace_fork_parent();
 	ktau__names_fork_lock(false);
@@ -395,20 +411,30 @@ struct ktau_profile *ktau__ut_read_kernel(pid_t tid)
 static void finish_thread(struct ktau_uthread *s)
 {
 	struct ktau_ut_sample *final;
+	struct ktau_ue_sample *events;
 	struct ktau_profile *kernel = NULL;
-	size_t n = 0;
+	size_t n = 0, nr_events = 0;
 
 	final = ktau__ut_snapshot(&s->tree, ktau__cycles(), &n);
+	events = ktau__ue_snapshot(&s->events, &nr_events);
 	if (s->kernel_registered) {
 		kernel = ktau__ut_read_kernel(s->tid);
 		if (!kernel)
 			s->kernel_error = -errno;
 	}
 	pthread_mutex_lock(&proc.lock);
-	if (final) {
+	/* both snapshots or neither: a finished thread's profile is whole */
+	if (final && events) {
 		s->final = final;
 		s->nr_final = n;
 		ktau__ut_free(&s->tree);
+		s->final_events = events;
+		s->nr_final_events = nr_events;
+		ktau__ue_free(&s->events);
+	} else {
+		free(final);
+		free(events);
+		final = NULL;
 	}
 	s->kernel_final = kernel;
 	s->finished = final != NULL;
