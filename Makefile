@@ -108,7 +108,11 @@ bench-programs: lib
 bench: deps
 	@BUILD=$(BUILD) scripts/bench.sh
 
+# Open MPI's runtime for the guest's MPI test, when the host has it
+# (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
 initramfs: user
+	@echo '==> copying Open MPI into the guest root'
+	@scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD) || [ $$? -eq 3 ]
 	@echo '==> packing the guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \

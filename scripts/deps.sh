@@ -22,7 +22,8 @@ pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
 pkg-config man-db debhelper lintian rsync
-libotf2-trace-dev otf2-tools"
+libotf2-trace-dev otf2-tools
+openmpi-bin libopenmpi-dev"
 
 missing=
 for p in $pkgs; do

@@ -153,7 +153,7 @@ if [ -z "$INITRD" ]; then
 		stale=1
 	else
 		for src in "$BUILD/bin" "$BUILD/guest" "$BUILD/demo.sh" "$BUILD/rootfs-extra" \
-			"$here/init.sh" "$here/mkinitramfs.sh"; do
+			"$BUILD/rootfs-mpi" "$here/init.sh" "$here/mkinitramfs.sh"; do
 			[ -e "$src" ] || continue
 			if [ -n "$(find "$src" -newer "$INITRD" -print -quit)" ]; then
 				stale=1
