@@ -1,0 +1,45 @@
+#!/bin/sh
+# `make demo-mpi`, inside the guest (run as the 9p share's script.sh by
+# /init's script mode, from scripts/demo-mpi.sh): the MPI test program
+# mpi-ring as a 4-rank Open MPI job on the guest's 2 CPUs, each rank's MPI
+# routines timed by libktau-mpi (LD_PRELOAD) with the kernel time under
+# them, then the job report.  Results go to the share (/mnt/host):
+#   tau/         one profile.<rank>.0.<thread> per rank: ParaProf's experiment
+#   report.txt   ktau-report --job of tau/, and where each thing is
+#   mpirun.txt   what mpirun and the ranks printed
+out=/mnt/host
+[ -d "$out" ] || { echo "demo-mpi: no 9p share at $out" >&2; exit 1; }
+rm -rf "$out/tau" "$out/report.txt" "$out/mpirun.txt"
+for need in /usr/bin/mpirun /usr/local/bin/mpi-ring /usr/local/lib/libktau-mpi.so; do
+	if [ ! -e "$need" ]; then
+		echo "demo-mpi: $need is not in this initramfs (apt-get install openmpi-bin" \
+			"libopenmpi-dev; make mpi initramfs)" | tee "$out/report.txt"
+		exit 1
+	fi
+done
+
+# What Open MPI needs in this busybox guest (its site configuration,
+# /etc/openmpi/openmpi-mca-params.conf, has plm isolated and btl
+# self,vader): a loopback interface for PMIx, a hostname it accepts, and
+# leave to run as root.
+ip link set lo up
+case "$(hostname)" in *[!A-Za-z0-9.-]*|'') hostname ktau-guest ;; esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# the ranks write into the guest's memory; the directory is copied out whole
+job=/tmp/ktau-mpi-demo
+rm -rf "$job"
+echo "==> guest: mpirun --oversubscribe -np 4 env LD_PRELOAD=libktau-mpi.so KTAU_PROFILE_DIR=$job mpi-ring"
+mpirun --oversubscribe -np 4 env LD_PRELOAD=libktau-mpi.so KTAU_PROFILE_DIR="$job" \
+	mpi-ring >"$out/mpirun.txt" 2>&1
+status=$?
+cp -r "$job" "$out/tau"
+{
+	echo "mpirun --oversubscribe -np 4 env LD_PRELOAD=libktau-mpi.so mpi-ring: exit status $status"
+	sed 's/^/    /' "$out/mpirun.txt"
+	echo
+	echo "Job report (ktau-report --job tau):"
+	ktau-report --job "$job" 2>&1
+} >"$out/report.txt"
+cat "$out/report.txt"
+exit "$status"
