@@ -50,7 +50,7 @@
 #define MPI_RING TOOL_DIR "/mpi-ring"
 #define KTAU_MPI_LIB "/usr/local/lib/libktau-mpi.so"
 #define TIMEOUT "/usr/bin/timeout"
-#define JOB_SECONDS "200"	/* mpirun's limit: a hang is a FAIL, not a stuck boot */
+#define JOB_SECONDS "100"	/* mpirun's limit: a hang is a FAIL, not a stuck boot */
 #define NRANKS 4
 #define ROUNDS 10
 #define BYTES 4096
