@@ -55,7 +55,8 @@ extern "C" {
  * Profiles are written at exit (atexit), and on demand, into
  * $KTAU_PROFILE_DIR (default "."): one profile.<node>.0.<thread> per
  * thread that used the profiler, threads numbered from 0 (the main thread
- * first), node the MPI rank from the launcher's environment
+ * first), node the one ktau_profiler_set_node() gave (libktau-mpi gives
+ * MPI_Comm_rank's), else the MPI rank from the launcher's environment
  * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID; else 0). A
  * thread that exits keeps its profile (taken when it exits) for the
  * process's files.
@@ -139,6 +140,56 @@ KTAU_PROF_API struct ktau_timer *ktau_timer_scope_enter(struct ktau_timer **site
 							 const char *name,
 							 const char *group);
 KTAU_PROF_API void ktau_timer_scope_leave(struct ktau_timer **scope);
+
+/*
+ * Since KTAU_PROF_1.1: atomic events, metadata, the node number.
+ *
+ * Atomic events (TAU's "user events"): a named event takes samples
+ * (message sizes, bytes read, ...) and keeps per thread their count, min,
+ * max, sum and sum of squares, written in each thread's TAU profile as a
+ * user event, and, for samples taken while a timer runs, also as TAU's
+ * context event "<name> : <callpath>" ("Message size sent to all nodes :
+ * main => MPI_Send()"), so a sample is charged to the callpath it was
+ * taken in.
+ *
+ *   static struct ktau_user_event *sent;
+ *   sent = ktau_user_event_get("Message size sent to all nodes");
+ *   ktau_user_event_trigger(sent, bytes);
+ *
+ * ktau_user_event_get(): the event named name, created on first use
+ * (normal form as timer names); NULL with errno EINVAL (NULL or empty
+ * name, a name containing " : " or "=>", which TAU's tools would read as
+ * a context event or a callpath) or ENOMEM. Events live as long as the
+ * process; any thread may trigger any event.
+ * ktau_user_event_trigger(): one sample of value in the calling thread,
+ * in the context of its innermost running timer. 0; -EINVAL (NULL event,
+ * a value that is not finite) and nothing recorded. Like the timers it
+ * does nothing (and returns 0) where the profiler is off; a thread's
+ * first 65536 (event, callpath) pairs are kept, later new ones are
+ * counted in the metadata "KTAU user events dropped".
+ */
+struct ktau_user_event;
+
+KTAU_PROF_API struct ktau_user_event *ktau_user_event_get(const char *name);
+KTAU_PROF_API const char *ktau_user_event_name(const struct ktau_user_event *event);
+KTAU_PROF_API int ktau_user_event_trigger(struct ktau_user_event *event, double value);
+
+/*
+ * Metadata: name = value in the metadata of every thread's profile this
+ * process writes (TAU's metadata block, after the profiler's own). A name
+ * set again gets the new value. 0; -EINVAL (NULL or empty name, NULL
+ * value) or -ENOMEM, nothing changed.
+ */
+KTAU_PROF_API int ktau_metadata_set(const char *name, const char *value);
+
+/*
+ * The node number of this process's profiles (profile.<node>.0.<thread>),
+ * in place of the launcher's rank variables: an MPI library gives the
+ * rank MPI_Comm_rank() says. Metadata "KTAU node from" then says
+ * "ktau_profiler_set_node". 0, or -EINVAL (node > INT_MAX: TAU's tools
+ * read node numbers as int) and nothing changed.
+ */
+KTAU_PROF_API int ktau_profiler_set_node(unsigned int node);
 
 #define KTAU__CAT2(a, b) a##b
 #define KTAU__CAT(a, b) KTAU__CAT2(a, b)

@@ -29,7 +29,7 @@ static const char *fixed_name(void *arg, uint32_t timer, const char **group)
 	return timer < 4 ? timer_names[timer] : NULL;
 }
 
-static const struct ktau_timer_names names = { fixed_name, NULL };
+static const struct ktau_timer_names names = { fixed_name, NULL, NULL };
 
 static int enter_at(struct ktau_ut_tree *t, uint32_t timer, uint64_t now)
 {

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -646,4 +647,167 @@ TEST(userprof_preloaded_into_an_unmodified_program)
 	ASSERT_EQ(0, run_prog("prog-plain", NULL, out, &r));
 	ASSERT_EQ(-1, access(out, F_OK));
 	run_result_free(&r);
+}
+
+/* ---- atomic events, metadata, the node number (KTAU_PROF_1.1) ---- */
+
+TEST(userprof_user_event_get_errors_and_identity)
+{
+	struct ktau_user_event *a;
+
+	ASSERT_NOT_NULL(scratch_dir());
+	errno = 0;
+	ASSERT_NULL(ktau_user_event_get(NULL));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_user_event_get(""));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_user_event_get("size : main"));
+	ASSERT_EQ(EINVAL, errno);
+	errno = 0;
+	ASSERT_NULL(ktau_user_event_get("a=>b"));
+	ASSERT_EQ(EINVAL, errno);
+	a = ktau_user_event_get("Message size sent to all nodes");
+	ASSERT_NOT_NULL(a);
+	ASSERT_TRUE(a == ktau_user_event_get("Message size sent to all nodes"));
+	ASSERT_TRUE(a != ktau_user_event_get("Message size for broadcast"));
+	ASSERT_STREQ("Message size sent to all nodes", ktau_user_event_name(a));
+	ASSERT_NULL(ktau_user_event_name(NULL));
+	ASSERT_EQ(-EINVAL, ktau_user_event_trigger(NULL, 1));
+	ASSERT_EQ(-EINVAL, ktau_user_event_trigger(a, NAN));
+	ASSERT_EQ(-EINVAL, ktau_user_event_trigger(a, INFINITY));
+}
+
+#define SENT "Message size sent to all nodes"
+
+TEST(userprof_user_events_per_callpath)
+{
+	const char *dir = scratch_dir();
+	struct ktau_user_event *sent = ktau_user_event_get(SENT);
+	struct ktau_timer *main_t = ktau_timer_get("main", NULL);
+	struct ktau_timer *send = ktau_timer_get("MPI_Send()", "MPI");
+	char out[4200], err[512] = "";
+	const struct tau_event *e;
+	struct tau_profile p;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_NOT_NULL(sent);
+	ASSERT_EQ(0, ktau_user_event_trigger(sent, 5));		/* no timer: flat only */
+	ktau_timer_start(main_t);
+	ASSERT_EQ(0, ktau_user_event_trigger(sent, 10));
+	ktau_timer_start(send);
+	ASSERT_EQ(0, ktau_user_event_trigger(sent, 100));
+	ASSERT_EQ(0, ktau_user_event_trigger(sent, 300));
+	ASSERT_EQ(-EINVAL, ktau_user_event_trigger(sent, NAN));	/* not recorded */
+	ktau_timer_stop(send);
+	ktau_timer_start(send);
+	ASSERT_EQ(0, ktau_user_event_trigger(sent, 200));
+	ktau_timer_stop(send);
+	ktau_timer_stop(main_t);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ASSERT_EQ(0, ktau_profiler_write(out));
+	if (tau_parse_file(out, "profile.0.0.0", &p, err, sizeof(err)))
+		FAIL("%s", err);
+	ASSERT_EQ(3, p.nr_events);
+	e = tau_find_event(&p, SENT);
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ_U64(5, e->count);
+	ASSERT_NEAR(5, e->min, 0);
+	ASSERT_NEAR(300, e->max, 0);
+	ASSERT_NEAR(123, e->mean, 1e-9);
+	ASSERT_NEAR(140125, e->sumsq, 0);
+	e = tau_find_event(&p, SENT " : main");
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ_U64(1, e->count);
+	ASSERT_NEAR(10, e->mean, 0);
+	e = tau_find_event(&p, SENT " : main => MPI_Send()");
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ_U64(3, e->count);
+	ASSERT_NEAR(100, e->min, 0);
+	ASSERT_NEAR(300, e->max, 0);
+	ASSERT_NEAR(200, e->mean, 1e-9);
+	ASSERT_NEAR(140000, e->sumsq, 0);
+	ASSERT_STREQ("MPI", tau_find(&p, "MPI_Send()")->group);
+	ASSERT_EQ_U64(2, tau_find(&p, "main => MPI_Send()")->calls);
+	tau_free(&p);
+}
+
+static void *event_worker(void *arg)
+{
+	struct ktau_timer *t = ktau_timer_get("worker", NULL);
+
+	ktau_timer_start(t);
+	ktau_user_event_trigger(arg, 42);
+	ktau_user_event_trigger(arg, 8);
+	ktau_timer_stop(t);
+	return NULL;
+}
+
+TEST(userprof_user_events_of_an_exited_thread)
+{
+	const char *dir = scratch_dir();
+	struct ktau_user_event *ev = ktau_user_event_get("bytes");
+	char out[4200], err[512] = "";
+	const struct tau_event *e;
+	struct tau_profile p;
+	pthread_t th;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(0, ktau_user_event_trigger(ev, 1));	/* the main thread: thread 0 */
+	ASSERT_EQ(0, pthread_create(&th, NULL, event_worker, ev));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ASSERT_EQ(0, ktau_profiler_write(out));
+	if (tau_parse_file(out, "profile.0.0.1", &p, err, sizeof(err)))
+		FAIL("%s", err);
+	e = tau_find_event(&p, "bytes : worker");
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ_U64(2, e->count);
+	ASSERT_NEAR(25, e->mean, 0);
+	ASSERT_NEAR(8, e->min, 0);
+	ASSERT_EQ_U64(2, tau_find_event(&p, "bytes")->count);
+	tau_free(&p);
+	if (tau_parse_file(out, "profile.0.0.0", &p, err, sizeof(err)))
+		FAIL("%s", err);
+	ASSERT_EQ(1, p.nr_events);
+	ASSERT_EQ_U64(1, tau_find_event(&p, "bytes")->count);
+	tau_free(&p);
+}
+
+TEST(userprof_metadata_and_node_set_by_the_program)
+{
+	const char *dir = scratch_dir();
+	char out[4200], err[512] = "", buf[64], *files;
+	struct tau_profile p;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(-EINVAL, ktau_metadata_set(NULL, "x"));
+	ASSERT_EQ(-EINVAL, ktau_metadata_set("", "x"));
+	ASSERT_EQ(-EINVAL, ktau_metadata_set("MPI Rank", NULL));
+	ASSERT_EQ(0, ktau_metadata_set("MPI Rank", "3"));
+	ASSERT_EQ(0, ktau_metadata_set("MPI Library Version", "Open <MPI> & co"));
+	ASSERT_EQ(0, ktau_metadata_set("MPI Rank", "7"));	/* the new value wins */
+	ASSERT_EQ(-EINVAL, ktau_profiler_set_node((unsigned int)INT_MAX + 1));
+	setenv("OMPI_COMM_WORLD_RANK", "2", 1);		/* the program's node wins */
+	ASSERT_EQ(0, ktau_profiler_set_node(7));
+	ktau_timer_start(ktau_timer_get("main", NULL));
+	ktau_timer_stop(ktau_timer_get("main", NULL));
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ASSERT_EQ(0, ktau_profiler_write(out));
+	files = listing(out);
+	ASSERT_STREQ("profile.7.0.0", files);
+	free(files);
+	if (tau_parse_file(out, "profile.7.0.0", &p, err, sizeof(err)))
+		FAIL("%s", err);
+	ASSERT_STREQ("7", tau_metadata(&p, "MPI Rank", buf, sizeof(buf)));
+	ASSERT_STREQ("Open <MPI> & co", tau_metadata(&p, "MPI Library Version", buf,
+						      sizeof(buf)));
+	ASSERT_STREQ("ktau_profiler_set_node", tau_metadata(&p, "KTAU node from", buf,
+							     sizeof(buf)));
+	ASSERT_STREQ("7", tau_metadata(&p, "KTAU node", buf, sizeof(buf)));
+	ASSERT_STREQ("0", tau_metadata(&p, "KTAU user events dropped", buf, sizeof(buf)));
+	/* one attribute per name */
+	ASSERT_EQ(1, count(p.metadata, "<name>MPI Rank</name>"));
+	tau_free(&p);
 }

@@ -124,4 +124,9 @@ KTAU_PRIVATE int ktau__model_add_kernel(struct ktau_model_thread *t,
 				       const struct ktau_block *b, uint64_t khz,
 				       ktau_ctx_path_fn ctx_path, void *arg);
 
+/* "event : a => b", TAU's name for an event in a callpath context, in a
+ * malloc()ed string; NULL with errno ENOMEM. */
+KTAU_PRIVATE char *ktau__context_event_name(const char *event, const char *const *path,
+					   size_t depth);
+
 #endif /* KTAU_MODEL_MODEL_H */

@@ -172,22 +172,32 @@ static int add_event(struct ktau_model_thread *t, const struct ktau_event *e,
 				    (double)e->sum, (double)e->sumsq);
 }
 
-/* "event : a => b", TAU's name for an event in a callpath context. */
-static int add_context_event(struct ktau_model_thread *t, const struct ktau_event *e,
-			     const char *const *path, size_t depth)
+char *ktau__context_event_name(const char *event, const char *const *path, size_t depth)
 {
-	size_t i, len = strlen(e->name) + 4;
+	size_t i, len = strlen(event) + 4;
 	char *name, *p;
-	int ret;
 
 	for (i = 0; i < depth; i++)
 		len += strlen(path[i]) + 4;
 	name = malloc(len);
-	if (!name)
-		return -ENOMEM;
-	p = name + sprintf(name, "%s :", e->name);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = name + sprintf(name, "%s :", event);
 	for (i = 0; i < depth; i++)
 		p += sprintf(p, "%s %s", i ? " =>" : "", path[i]);
+	return name;
+}
+
+static int add_context_event(struct ktau_model_thread *t, const struct ktau_event *e,
+			     const char *const *path, size_t depth)
+{
+	char *name = ktau__context_event_name(e->name, path, depth);
+	int ret;
+
+	if (!name)
+		return -ENOMEM;
 	ret = add_event(t, e, name);
 	free(name);
 	return ret;

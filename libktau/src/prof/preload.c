@@ -4,10 +4,12 @@
  * nor relinked. The constructor starts TAU's top-level timer, ".TAU
  * application", in the main thread before main() runs; the profiler's
  * exit handler writes it (still running: it counts up to exit) with the
- * kernel routines of the whole run merged under it.
+ * kernel routines of the whole run merged under it. LD_PRELOAD=
+ * libktau-mpi.so (which brings libktau-prof) does the same, so that MPI
+ * routines show under it.
  *
  * The same library linked normally must not do this, so the constructor
- * acts only when LD_PRELOAD names libktau-prof.
+ * acts only when LD_PRELOAD names libktau-prof or libktau-mpi.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,24 @@
 #include "prof/prof.h"
 
 #define APPLICATION_TIMER ".TAU application"
-#define PRELOAD_NAME "libktau-prof.so"
+static const char *const preload_names[] = { "libktau-prof.so", "libktau-mpi.so" };
 
-/* Whether the LD_PRELOAD list (blank or colon separated) has libktau-prof.so*. */
+/* Whether the file name base[0 .. len) is one of preload_names, with any
+ * suffix (".1"). */
+static bool is_ours(const char *base, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < KTAU_ARRAY_SIZE(preload_names); i++) {
+		size_t n = strlen(preload_names[i]);
+
+		if (len >= n && !strncmp(base, preload_names[i], n))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the LD_PRELOAD list (blank or colon separated) has one of ours. */
 static bool preloaded(const char *list)
 {
 	const char *p = list;
@@ -29,8 +46,7 @@ static bool preloaded(const char *list)
 		for (s = p; s < p + len; s++)
 			if (*s == '/')
 				base = s + 1;
-		if ((size_t)(p + len - base) >= sizeof(PRELOAD_NAME) - 1 &&
-		    !strncmp(base, PRELOAD_NAME, sizeof(PRELOAD_NAME) - 1))
+		if (is_ours(base, (size_t)(p + len - base)))
 			return true;
 		p += len;
 		p += strspn(p, " :");

@@ -7,6 +7,9 @@
  *   umerge.c    a thread's tree snapshot + its kernel profile -> model;
  *   utrace.c    trace mode (KTAU_TRACE=1): per-thread event buffers and
  *               the process's trace file;
+ *   uevents.c   atomic (user) events: the registry, each thread's table
+ *               of samples per (event, callpath);
+ *   umetadata.c the program's metadata and node number for the profiles;
  *   userprof*.c thread-local state, kernel registration, output.
  */
 #ifndef KTAU_PROF_PROF_H
@@ -121,12 +124,68 @@ KTAU_HIDDEN void ktau__timers_reset(void);
 KTAU_HIDDEN void ktau__names_fork_lock(bool lock);
 KTAU_HIDDEN void ktau__timers_fork_lock(bool lock);
 
+/* ---- atomic (user) events ---- */
+
+struct ktau_user_event {
+	uint32_t id;
+	const char *name;
+};
+
+/*
+ * One thread's samples per (event, context id): only the owner writes
+ * (relaxed atomics, slots in chunks that never move), a snapshot may read
+ * from another thread, as for the callpath tree.
+ */
+#define KTAU_UE_CHUNK_SHIFT 6
+#define KTAU_UE_CHUNK (1u << KTAU_UE_CHUNK_SHIFT)
+#define KTAU_UE_MAX_CHUNKS 1024		/* 64K (event, callpath) pairs per thread */
+
+struct ktau_ue_sample {
+	uint32_t event;
+	uint32_t ctx;			/* the callpath node's context id, 0: none */
+	uint64_t count;
+	double min, max, sum, sumsq;
+};
+
+struct ktau_ue_table {
+	struct ktau_ue_sample *chunks[KTAU_UE_MAX_CHUNKS];
+	uint32_t nr_slots;		/* published with release */
+	uint64_t dropped;		/* samples that found no slot */
+	struct ktau_u64map index;	/* ctx << 32 | event -> slot */
+};
+
+KTAU_HIDDEN void ktau__ue_free(struct ktau_ue_table *t);
+/* Adds one sample of event in context ctx; the owner thread only. */
+KTAU_HIDDEN void ktau__ue_add(struct ktau_ue_table *t, uint32_t event, uint32_t ctx,
+			      double value);
+/* A copy of every slot (malloc()ed, *count of them; NULL with errno ENOMEM;
+ * an empty table gives a non-NULL empty array). */
+KTAU_HIDDEN struct ktau_ue_sample *ktau__ue_snapshot(const struct ktau_ue_table *t,
+						     size_t *count);
+/* The name of event id, or NULL. */
+KTAU_HIDDEN const char *ktau__user_event_name(uint32_t id);
+KTAU_HIDDEN void ktau__user_events_reset(void);
+KTAU_HIDDEN void ktau__user_events_fork_lock(bool lock);
+
+/* ---- the program's metadata and node number (umetadata.c) ---- */
+
+/* Calls fn for each (name, value) ktau_metadata_set() left, in the order
+ * they were first set; stops at fn's first non-zero return and returns it. */
+KTAU_HIDDEN int ktau__metadata_each(int (*fn)(void *arg, const char *name,
+					       const char *value), void *arg);
+KTAU_HIDDEN void ktau__metadata_reset(void);
+KTAU_HIDDEN void ktau__metadata_fork_lock(bool lock);
+/* The node ktau_profiler_set_node() gave: true with *node, else false. */
+KTAU_HIDDEN bool ktau__profiler_node(unsigned int *node);
+
 /* ---- merging a thread's user profile with its kernel profile ---- */
 
 /* The name and group of a timer id, for the merge. */
 struct ktau_timer_names {
 	const char *(*name)(void *arg, uint32_t timer, const char **group);
 	void *arg;
+	/* the name of an atomic event id, for ktau__merge_events() */
+	const char *(*event)(void *arg, uint32_t event);
 };
 
 /* What a merge could not attribute exactly (written as metadata). */
@@ -150,6 +209,17 @@ KTAU_HIDDEN int ktau__merge_thread(struct ktau_model_thread *t,
 				   const struct ktau_block *kernel, uint64_t khz,
 				   struct ktau_merge_stats *stats);
 
+/*
+ * Adds one thread's atomic events to t: each as TAU's flat event, and
+ * those triggered under a user routine also as context event
+ * "event : main => MPI_Send()" (nodes as for ktau__merge_thread). 0 or a
+ * negative errno.
+ */
+KTAU_HIDDEN int ktau__merge_events(struct ktau_model_thread *t,
+				   const struct ktau_ut_sample *nodes, size_t count,
+				   const struct ktau_timer_names *names,
+				   const struct ktau_ue_sample *events, size_t nr_events);
+
 /* ---- the process's profiler (userprof.c) ---- */
 
 /* One profiled thread. */
@@ -167,6 +237,9 @@ struct ktau_uthread {
 	bool finished;			/* exited: final and kernel_final hold its profile */
 	struct ktau_ut_sample *final;
 	size_t nr_final;
+	struct ktau_ue_table events;	/* atomic events (uevents.c) */
+	struct ktau_ue_sample *final_events;
+	size_t nr_final_events;
 	struct ktau_profile *kernel_final;
 	struct ktau_uthread *next;
 };

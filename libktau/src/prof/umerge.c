@@ -196,3 +196,47 @@ int ktau__merge_thread(struct ktau_model_thread *t, const struct ktau_ut_sample 
 	free(m.kernel);
 	return ret;
 }
+
+static const char *event_name(const struct ktau_timer_names *names, uint32_t event)
+{
+	const char *name = names->event ? names->event(names->arg, event) : NULL;
+
+	return name ? name : "[unknown event]";
+}
+
+int ktau__merge_events(struct ktau_model_thread *t, const struct ktau_ut_sample *nodes,
+		       size_t count, const struct ktau_timer_names *names,
+		       const struct ktau_ue_sample *events, size_t nr_events)
+{
+	struct ktau_merge_stats unused = { 0 };
+	struct merge m = { nodes, count, names, NULL, NULL, 0, &unused };
+	size_t i;
+	int ret = 0;
+
+	if (!t || (count && !nodes) || !names || (nr_events && !events))
+		return -EINVAL;
+	for (i = 0; i < nr_events && !ret; i++) {
+		const struct ktau_ue_sample *e = &events[i];
+		const char *name = event_name(names, e->event);
+		const char *const *path;
+		char *context;
+		size_t depth;
+
+		ret = ktau_model_add_event(t, name, e->count, e->min, e->max, e->sum,
+					   e->sumsq);
+		/* a context beyond the nodes (a snapshot's race) stays flat */
+		if (ret || !e->ctx || e->ctx > count)
+			continue;
+		path = node_path(&m, e->ctx - 1, &depth);
+		context = path ? ktau__context_event_name(name, path, depth) : NULL;
+		if (!context) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = ktau_model_add_event(t, context, e->count, e->min, e->max, e->sum,
+					   e->sumsq);
+		free(context);
+	}
+	free(m.path);
+	return ret;
+}

@@ -151,6 +151,8 @@ static void forked_child(void)
 	bool own = s && s != GONE;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 
+	ktau__metadata_fork_lock(false);
+	ktau__user_events_fork_lock(false);
 	ktau__timers_fork_lock(false);
 	ktau__names_fork_lock(false);
 	if (own && s->kernel_registered) {
@@ -169,16 +171,21 @@ static void forked_child(void)
 	tls_self = GONE;
 }
 
-/* The order the profiler nests them in: names, the trace, timers. */
+/* The order the profiler nests them in: names, the trace, timers, events,
+ * metadata. */
 static void fork_prepare(void)
 {
 	ktau__names_fork_lock(true);
 	ktau__utrace_fork_prepare();
 	ktau__timers_fork_lock(true);
+	ktau__user_events_fork_lock(true);
+	ktau__metadata_fork_lock(true);
 }
 
 static void fork_parent(void)
 {
+	ktau__metadata_fork_lock(false);
+	ktau__user_events_fork_lock(false);
 	ktau__timers_fork_lock(false);
 	ktau__utrace_fork_parent();
 	ktau__names_fork_lock(false);
@@ -395,20 +402,30 @@ struct ktau_profile *ktau__ut_read_kernel(pid_t tid)
 static void finish_thread(struct ktau_uthread *s)
 {
 	struct ktau_ut_sample *final;
+	struct ktau_ue_sample *events;
 	struct ktau_profile *kernel = NULL;
-	size_t n = 0;
+	size_t n = 0, nr_events = 0;
 
 	final = ktau__ut_snapshot(&s->tree, ktau__cycles(), &n);
+	events = ktau__ue_snapshot(&s->events, &nr_events);
 	if (s->kernel_registered) {
 		kernel = ktau__ut_read_kernel(s->tid);
 		if (!kernel)
 			s->kernel_error = -errno;
 	}
 	pthread_mutex_lock(&proc.lock);
-	if (final) {
+	/* both snapshots or neither: a finished thread's profile is whole */
+	if (final && events) {
 		s->final = final;
 		s->nr_final = n;
 		ktau__ut_free(&s->tree);
+		s->final_events = events;
+		s->nr_final_events = nr_events;
+		ktau__ue_free(&s->events);
+	} else {
+		free(final);
+		free(events);
+		final = NULL;
 	}
 	s->kernel_final = kernel;
 	s->finished = final != NULL;

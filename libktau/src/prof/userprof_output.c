@@ -2,8 +2,10 @@
 /*
  * The profiler's threads as a model (each merged with its kernel profile)
  * and as a TAU profile directory: profile.<node>.0.<thread>, node the MPI
- * rank the launcher gave, threads numbered from 0 with the main thread
- * first, so TAU's tools see no gap.
+ * rank the program (ktau_profiler_set_node) or else the launcher gave,
+ * threads numbered from 0 with the main thread first, so TAU's tools see
+ * no gap. Each file is written whole or not at all (tmp + rename), so
+ * ranks sharing a directory never see each other's half files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,11 +24,17 @@ static const char *const rank_variables[] = {
 	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
 };
 
-/* The node number: the first rank variable set to a number, else 0. */
-static unsigned int launcher_rank(const char **source)
+/* The node number: the program's (ktau_profiler_set_node), else the first
+ * rank variable set to a number, else 0. */
+static unsigned int node_number(const char **source)
 {
+	unsigned int node;
 	size_t i;
 
+	if (ktau__profiler_node(&node)) {
+		*source = "ktau_profiler_set_node";
+		return node;
+	}
 	for (i = 0; i < KTAU_ARRAY_SIZE(rank_variables); i++) {
 		const char *v = getenv(rank_variables[i]);
 		unsigned long n;
@@ -51,6 +59,9 @@ struct gathered {
 	struct ktau_ut_sample *nodes;
 	size_t count;
 	bool own_nodes;
+	struct ktau_ue_sample *events;
+	size_t nr_events;
+	uint64_t events_dropped;
 	struct ktau_profile *kernel;
 	bool own_kernel;
 	int kernel_error;
@@ -62,8 +73,10 @@ static void gathered_free(struct gathered *g, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (g[i].own_nodes)
+		if (g[i].own_nodes) {
 			free(g[i].nodes);
+			free(g[i].events);
+		}
 		if (g[i].own_kernel)
 			ktau_profile_free(g[i].kernel);
 	}
@@ -77,6 +90,8 @@ static int gather_one(const struct ktau_uthread *s, uint64_t now, struct gathere
 	if (s->finished) {
 		g->nodes = s->final;
 		g->count = s->nr_final;
+		g->events = s->final_events;
+		g->nr_events = s->nr_final_events;
 		g->kernel = s->kernel_final;
 		return 0;
 	}
@@ -84,7 +99,11 @@ static int gather_one(const struct ktau_uthread *s, uint64_t now, struct gathere
 	if (!g->nodes)
 		return -ENOMEM;
 	g->own_nodes = true;
+	g->events = ktau__ue_snapshot(&s->events, &g->nr_events);
+	if (!g->events)
+		return -ENOMEM;
 	g->dropped = s->tree.dropped;
+	g->events_dropped = s->events.dropped;
 	if (s->kernel_registered) {
 		g->kernel = ktau__ut_read_kernel(s->tid);
 		g->own_kernel = g->kernel != NULL;
@@ -208,7 +227,7 @@ static void run_facts_init(struct run_facts *f, const struct ktau_process_info *
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
-	f->node = launcher_rank(&f->node_source);
+	f->node = node_number(&f->node_source);
 	for (i = 0; i < n && !f->khz; i++)
 		if (g[i].kernel)
 			f->khz = ktau_profile_tsc_khz(g[i].kernel);
@@ -227,10 +246,15 @@ static void run_facts_init(struct run_facts *f, const struct ktau_process_info *
 	strftime(f->start_iso, sizeof(f->start_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static int add_program_metadata(void *arg, const char *name, const char *value)
+{
+	return ktau_model_add_metadata(arg, name, value);
+}
+
 static int add_metadata(struct ktau_model_thread *t, const struct run_facts *f,
 			const struct gathered *g, const struct ktau_merge_stats *st)
 {
-	char num[8][24], merged[160];
+	char num[9][24], merged[160];
 	const struct ktau_block *b = NULL;
 	size_t i;
 	int ret = 0;
@@ -250,6 +274,7 @@ static int add_metadata(struct ktau_model_thread *t, const struct run_facts *f,
 	snprintf(num[5], sizeof(num[5]), "%" PRIu64, st->unknown_ctx_records);
 	snprintf(num[6], sizeof(num[6]), "%" PRIu64, st->clamped_nodes);
 	snprintf(num[7], sizeof(num[7]), "%u", f->node);
+	snprintf(num[8], sizeof(num[8]), "%" PRIu64, g->events_dropped);
 	{
 		const char *md[][2] = {
 			{ "Hostname", f->uts.nodename },
@@ -273,12 +298,14 @@ static int add_metadata(struct ktau_model_thread *t, const struct run_facts *f,
 			{ "KTAU user frames dropped", num[4] },
 			{ "KTAU unknown context records", num[5] },
 			{ "KTAU clamped routines", num[6] },
+			{ "KTAU user events dropped", num[8] },
 		};
 
 		for (i = 0; i < KTAU_ARRAY_SIZE(md) && !ret; i++)
 			ret = ktau_model_add_metadata(t, md[i][0], md[i][1]);
 	}
-	return ret;
+	/* the program's own (ktau_metadata_set), after the profiler's */
+	return ret ? ret : ktau__metadata_each(add_program_metadata, t);
 }
 
 /* ---- the model ---- */
@@ -292,10 +319,16 @@ static const char *registry_name(void *arg, uint32_t timer, const char **group)
 	return t ? t->name : NULL;
 }
 
+static const char *registry_event(void *arg, uint32_t event)
+{
+	(void)arg;
+	return ktau__user_event_name(event);
+}
+
 static int add_thread(struct ktau_model *m, const struct run_facts *f,
 		      const struct gathered *g, unsigned int number)
 {
-	static const struct ktau_timer_names names = { registry_name, NULL };
+	static const struct ktau_timer_names names = { registry_name, NULL, registry_event };
 	struct ktau_merge_stats st = { 0 };
 	const struct ktau_block *b = NULL;
 	struct ktau_model_thread *t;
@@ -312,6 +345,9 @@ static int add_thread(struct ktau_model *m, const struct run_facts *f,
 			b = ktau_profile_block(g->kernel, 0);
 	}
 	ret = ktau__merge_thread(t, g->nodes, g->count, &names, b, f->khz, &st);
+	if (!ret)
+		ret = ktau__merge_events(t, g->nodes, g->count, &names, g->events,
+					 g->nr_events);
 	return ret ? ret : add_metadata(t, f, g, &st);
 }
 
