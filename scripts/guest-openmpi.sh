@@ -14,7 +14,7 @@
 #   /etc/openmpi, /usr/share/openmpi and PMIx's help texts and parameters;
 #   from USER_BUILD/lib: libktau.so.1 and libktau-prof.so.1, into
 #   /usr/local/lib (where ktau-run --tau looks for libktau-prof);
-#   from USER_BUILD/mpi: libktau-mpi.so (/usr/local/lib) and mpi-ring
+#   from USER_BUILD/mpi: libktau-mpi.so.1 and its .so link (/usr/local/lib), and mpi-ring
 #   (/usr/local/bin); each left out with a note when not built;
 #   /etc/ld.so.cache for that tree (ldconfig -r), so that the guest's
 #   loader finds every library by name, LD_PRELOAD=libktau-mpi.so too.
@@ -115,7 +115,7 @@ ktau_libs=
 note() { echo "guest-openmpi: $*"; }
 if [ -n "$user_build" ]; then
 	for lib in "$user_build/lib/libktau.so.1" "$user_build/lib/libktau-prof.so.1" \
-		"$user_build/mpi/libktau-mpi.so"; do
+		"$user_build/mpi/libktau-mpi.so.1"; do
 		if [ -f "$lib" ]; then
 			install -D -m 755 "$(readlink -f "$lib")" "$root/usr/local/lib/${lib##*/}"
 			ktau_libs="$ktau_libs ${lib##*/}"
@@ -123,6 +123,9 @@ if [ -n "$user_build" ]; then
 			note "$lib is not built: the guest does without it"
 		fi
 	done
+	# LD_PRELOAD=libktau-mpi.so, as users name it
+	[ -f "$root/usr/local/lib/libktau-mpi.so.1" ] &&
+		ln -s libktau-mpi.so.1 "$root/usr/local/lib/libktau-mpi.so"
 	if [ -f "$user_build/mpi/mpi-ring" ]; then
 		install -D -m 755 "$user_build/mpi/mpi-ring" "$root/usr/local/bin/mpi-ring"
 		ktau_libs="$ktau_libs mpi-ring"
