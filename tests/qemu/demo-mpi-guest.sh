@@ -38,6 +38,18 @@ cp -r "$job" "$out/tau"
 	echo "mpirun --oversubscribe -np 4 env LD_PRELOAD=libktau-mpi.so mpi-ring: exit status $status"
 	sed 's/^/    /' "$out/mpirun.txt"
 	echo
+	echo "Rank 1's MPI routines (libktau-mpi) and the kernel routine under each"
+	echo "with the most inclusive time ($out/tau/profile.1.0.0; time in usec):"
+	printf '%-44s %8s %12s %12s\n' callpath calls excl_usec incl_usec
+	awk -F'"' '$2 ~ /^\.TAU application => MPI_[A-Za-z_]+\(\)( => [^ ]+)?$/ {
+		split($3, f, " ")
+		n = split($2, parts, " => ")
+		if (n == 2) { order[++nr] = parts[2]; line[parts[2]] = sprintf("%-44s %8d %12.1f %12.1f", parts[2], f[1], f[3], f[4]) }
+		else if (f[4] > best[parts[2]]) { best[parts[2]] = f[4]; kid[parts[2]] = sprintf("  => %-39s %8d %12.1f %12.1f", parts[3], f[1], f[3], f[4]) }
+	}
+	END { for (i = 1; i <= nr; i++) { print line[order[i]]; if (order[i] in kid) print kid[order[i]] } }' \
+		"$job/profile.1.0.0"
+	echo
 	echo "Job report (ktau-report --job tau):"
 	ktau-report --job "$job" 2>&1
 } >"$out/report.txt"
