@@ -39,7 +39,7 @@ cp -r "$job" "$out/tau"
 	sed 's/^/    /' "$out/mpirun.txt"
 	echo
 	echo "Rank 1's MPI routines (libktau-mpi) and the kernel routine under each"
-	echo "with the most inclusive time ($out/tau/profile.1.0.0; time in usec):"
+	echo "with the most inclusive time (tau/profile.1.0.0; time in usec):"
 	printf '%-44s %8s %12s %12s\n' callpath calls excl_usec incl_usec
 	awk -F'"' '$2 ~ /^\.TAU application => MPI_[A-Za-z_]+\(\)( => [^ ]+)?$/ {
 		split($3, f, " ")
