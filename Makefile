@@ -40,7 +40,8 @@ help:
 	@echo '  make check     every test; the last line is "N passed, N failed"'
 	@echo '  make deps      install the Debian packages needed (sudo when not root)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
-	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD))'
+	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
+	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
@@ -78,12 +79,32 @@ guest-tests:
 	@echo '==> building guest tests'
 	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
 
-user: lib tools guest-tests
+# libktau-mpi (mpi/): optional, built when an MPI compiler wrapper is
+# found (MPICC=, default mpicc); the core build never needs MPI.
+MPICC ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+
+mpi: lib
+	@echo '==> building libktau-mpi'
+	@$(MAKE) -s -C mpi BUILD=$(USER_BUILD) MPICC='$(MPICC)'
+
+.PHONY: mpi mpi-if-found
+mpi-if-found: lib
+ifneq ($(HAVE_MPICC),)
+	@$(MAKE) -s mpi
+else
+	@echo '==> libktau-mpi skipped: no $(MPICC) (apt install libopenmpi-dev, or MPICC=)'
+endif
+
+user: lib tools guest-tests mpi-if-found
 
 # Each makefile installs and uninstalls its own files.  The tools are the
 # static ones `make user` builds (TOOL_LINK=shared: against libktau.so.1,
 # as `make deb` builds them; see tools/static-tool.mk).
+# libktau-mpi installs where mpicc is found, and always uninstalls.
 INSTALL_DIRS := libktau tools paraprof-export
+install: INSTALL_DIRS += $(if $(HAVE_MPICC),mpi)
+uninstall: INSTALL_DIRS += mpi
 
 install uninstall:
 	@echo '==> $@: $(DESTDIR)$(PREFIX)'

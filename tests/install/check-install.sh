@@ -24,8 +24,15 @@ if ! out=$(make_dest install); then
 fi
 pass "install: make install DESTDIR=\$tmp PREFIX=/usr"
 
-# what must be there, from the source tree, and nothing else
+# what must be there, from the source tree, and nothing else; libktau-mpi
+# where an MPI compiler wrapper is found (the top Makefile's rule)
 mapfile -t expected < <(expected_files lib "")
+mpi=
+if command -v "${MPICC:-mpicc}" >/dev/null 2>&1; then
+	mpi=libktau-mpi
+	expected+=(lib/libktau-mpi.a lib/libktau-mpi.so lib/libktau-mpi.so.1
+		lib/pkgconfig/ktau-mpi.pc)
+fi
 check_files install "$usr" '^$' "${expected[@]}"
 outside=$(find "$dest" -mindepth 1 -maxdepth 1 ! -path "$usr")
 if [ -n "$outside" ]; then
@@ -35,7 +42,7 @@ else
 fi
 
 # the shared libraries: their sonames, and the development symlinks to them
-for lib in libktau libktau-prof; do
+for lib in libktau libktau-prof $mpi; do
 	soname=$(readelf -d "$usr/lib/$lib.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 	link=$(readlink "$usr/lib/$lib.so" || true)
 	if [ "$soname" != "$lib.so.1" ] || [ "$link" != "$lib.so.1" ]; then
@@ -46,6 +53,18 @@ for lib in libktau libktau-prof; do
 	fi
 	check_no_runpath install "$usr/lib/$lib.so.1"
 done
+
+# libktau-mpi finds libktau-prof.so.1 beside it, with no RPATH
+if [ -n "$mpi" ]; then
+	resolved=$(LD_LIBRARY_PATH=$usr/lib ldd "$usr/lib/libktau-mpi.so.1" | grep 'libktau-prof' || true)
+	case $resolved in
+	*"=> $usr/lib/libktau-prof.so.1"*)
+		pass "install: libktau-mpi.so.1 finds libktau-prof.so.1 in the same directory" ;;
+	*)
+		fail "install: libktau-mpi.so.1 finds libktau-prof.so.1 in the same directory" \
+			"ldd says: ${resolved:-nothing}" ;;
+	esac
+fi
 
 check_programs install "$usr" "" "$usr/lib"
 check_pkgconfig_build install "$dest" "$usr/lib/pkgconfig" "$tmp/work"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mpi-ring [ROUNDS [BYTES]]: an MPI program of known behaviour for the
  * tests of libktau-mpi (tests/mpi/mpi-ring.h has its exact counts).  Each
@@ -8,14 +8,20 @@
  * MPI_Allreduce and an MPI_Barrier.  Every message's contents are checked,
  * so a broken wrapper cannot pass unnoticed.  Prints one line per rank;
  * exits 0 when every check held, 1 otherwise, 2 on bad arguments.
+ *
+ * MPI_RING_CRASH_RANK=R: rank R kills itself (SIGKILL) after MPI_Finalize,
+ * once the file $MPI_RING_CRASH_WHEN exists (it waits at most 60 s): a
+ * rank that crashes at the end, for the tests that the other ranks'
+ * results survive it.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <mpi.h>
-#include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mpi-ring.h"
 
@@ -90,6 +96,21 @@ static void sendrecv_step(struct ring *r, long step)
 	expect(r, step);
 }
 
+/* MPI_RING_CRASH_RANK: see the top of the file. */
+static void crash_if_asked(int rank)
+{
+	const char *who = getenv("MPI_RING_CRASH_RANK"), *when = getenv("MPI_RING_CRASH_WHEN");
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	if (!who || atoi(who) != rank)
+		return;
+	for (i = 0; when && i < 6000 && access(when, F_OK); i++)
+		nanosleep(&tick, NULL);
+	fprintf(stderr, "mpi-ring: rank %d crashes on purpose (MPI_RING_CRASH_RANK)\n", rank);
+	raise(SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
 	struct ring r = { .rounds = MPI_RING_DEFAULT_ROUNDS,
@@ -148,5 +169,6 @@ int main(int argc, char **argv)
 	free(r.out);
 	free(r.in);
 	MPI_Finalize();
+	crash_if_asked(r.rank);
 	return r.bad ? 1 : 0;
 }

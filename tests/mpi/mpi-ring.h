@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What tests/mpi/mpi-ring does, as numbers the tests check: each rank's
  * exact MPI call counts and message sizes for ROUNDS rounds of BYTES-byte
@@ -30,5 +30,45 @@
 /* bytes of one MPI_Bcast and of one MPI_Allreduce */
 #define MPI_RING_BCAST_BYTES (MPI_RING_BCAST_INTS * 4)
 #define MPI_RING_ALLREDUCE_BYTES 8
+
+/*
+ * Each MPI routine mpi-ring calls, as X(name, calls per rank) for `rounds`
+ * rounds (a routine called 0 times has no entry in a profile).
+ */
+#define MPI_RING_CALLS(X, rounds)					\
+	X("MPI_Init", 1)						\
+	X("MPI_Comm_rank", 1)						\
+	X("MPI_Comm_size", 1)						\
+	X("MPI_Send", (rounds))						\
+	X("MPI_Recv", (rounds))						\
+	X("MPI_Irecv", 1)						\
+	X("MPI_Isend", 1)						\
+	X("MPI_Waitall", 1)						\
+	X("MPI_Sendrecv", 1)						\
+	X("MPI_Bcast", 1)						\
+	X("MPI_Allreduce", 1)						\
+	X("MPI_Barrier", 1)						\
+	X("MPI_Finalize", 1)
+
+#define MPI_RING_SENT "Message size sent to all nodes"
+#define MPI_RING_RECEIVED "Message size received from all nodes"
+#define MPI_RING_BCAST "Message size for broadcast"
+#define MPI_RING_ALLREDUCE "Message size for all-reduce"
+
+/*
+ * The message-size events of one rank, as X(event, routine it is charged
+ * to, samples, bytes of each sample): a receive's size is charged to the
+ * routine that completed it (MPI_Waitall for the MPI_Irecv). The flat
+ * event is the sum of its routines' samples.
+ */
+#define MPI_RING_EVENTS(X, rounds, bytes)				\
+	X(MPI_RING_SENT, "MPI_Send", (rounds), (bytes))			\
+	X(MPI_RING_SENT, "MPI_Isend", 1, (bytes))			\
+	X(MPI_RING_SENT, "MPI_Sendrecv", 1, (bytes))			\
+	X(MPI_RING_RECEIVED, "MPI_Recv", (rounds), (bytes))		\
+	X(MPI_RING_RECEIVED, "MPI_Waitall", 1, (bytes))			\
+	X(MPI_RING_RECEIVED, "MPI_Sendrecv", 1, (bytes))		\
+	X(MPI_RING_BCAST, "MPI_Bcast", 1, MPI_RING_BCAST_BYTES)		\
+	X(MPI_RING_ALLREDUCE, "MPI_Allreduce", 1, MPI_RING_ALLREDUCE_BYTES)
 
 #endif /* KTAU_MPI_RING_H */
