@@ -15,6 +15,7 @@
 
 #include <ktau.h>
 
+#include "job-summary.h"
 #include "profile-diff.h"
 #include "profile-select.h"
 #include "profile-table.h"
@@ -29,6 +30,7 @@ struct options {
 	bool json;
 	bool diff;
 	bool noise;
+	bool job;
 	char **files;
 	size_t nr_files;
 };
@@ -37,6 +39,7 @@ static const char usage_text[] =
 "Usage: ktau-report [OPTIONS] FILE...\n"
 "       ktau-report [OPTIONS] --diff A B\n"
 "       ktau-report --noise TRACE\n"
+"       ktau-report [--top N] [--json] --job DIR\n"
 "\n"
 "Report KTAU kernel profiles saved earlier, on any machine (no ktau kernel\n"
 "needed). A FILE is an archive written by ktau-archive, or a profile text:\n"
@@ -71,6 +74,18 @@ static const char usage_text[] =
 "                     or fault; nested ones count once): count, total and\n"
 "                     longest time per kind, and a histogram of their lengths\n"
 "                     in power-of-two microsecond buckets\n"
+"      --job DIR      the summary of an MPI job: DIR holds one TAU profile per\n"
+"                     thread, profile.<rank>.0.<thread> (or DIR is ktau-run's\n"
+"                     -o DIR: its tau-user, else tau). Per rank and per node\n"
+"                     (the ranks' Hostname metadata): threads, total, user and\n"
+"                     kernel time, the kernel time by group (TAU_KERNEL_MERGE\n"
+"                     routines by their other group: KTAU_SYSCALL, ...); the\n"
+"                     ranks with the most kernel time; the routines whose\n"
+"                     inclusive time differs most between ranks (min, mean, max,\n"
+"                     max/mean, sorted by max - mean); and, for each\n"
+"                     node.<host>.start.ktar in DIR with its .end.ktar\n"
+"                     (ktau-run --node-profile), the node's kernel time between\n"
+"                     them per process. --top N: rows of the last lists (10)\n"
 "  -h, --help         print this help and exit\n"
 "  -V, --version      print the version and exit\n"
 "\n"
@@ -81,7 +96,7 @@ static const char usage_text[] =
 "  2  usage error: unknown option, bad or missing argument\n";
 
 enum { OPT_THREADS = 256, OPT_CHILDREN, OPT_CALLGRAPH, OPT_GROUPS, OPT_TOP, OPT_JSON,
-	OPT_DIFF, OPT_NOISE };
+	OPT_DIFF, OPT_NOISE, OPT_JOB };
 
 static int parse_option(int c, struct options *o, char **argv)
 {
@@ -117,6 +132,9 @@ static int parse_option(int c, struct options *o, char **argv)
 	case OPT_NOISE:
 		o->noise = true;
 		return -1;
+	case OPT_JOB:
+		o->job = true;
+		return -1;
 	default:
 		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
 	}
@@ -135,6 +153,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "noise", no_argument, NULL, OPT_NOISE },
+		{ "job", no_argument, NULL, OPT_JOB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -154,6 +173,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			 o->view.threads || o->view.pid || o->view.children ||
 			 o->select.nr_groups || o->select.top))
 		clash = "--noise takes one TRACE and no other option";
+	else if (o->job && (o->nr_files != 1 || o->diff || o->noise || o->callgraph ||
+			    o->view.threads || o->view.pid || o->view.children ||
+			    o->select.nr_groups))
+		clash = "--job takes one DIR and only --top and --json";
 	else if (!o->nr_files)
 		clash = o->diff ? "--diff needs two files, A and B" : "missing FILE";
 	else if (o->diff && o->nr_files != 2)
@@ -324,6 +347,27 @@ static int diff(const struct options *o, const struct report_input *in)
 	return ret;
 }
 
+static int job(const struct options *o)
+{
+	struct job_summary s;
+	int ret = job_summary_read(&s, o->files[0]);
+
+	if (!ret) {
+		if (o->json)
+			job_print_json(stdout, &s, o->select.top);
+		else
+			job_print_text(stdout, &s, o->select.top);
+	}
+	job_summary_free(&s);
+	if (ret == -ENOMEM)
+		fprintf(stderr, "ktau-report: out of memory\n");
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ktau-report: write error: %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -338,6 +382,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (o.noise)
 		return print_noise(stdout, o.files[0]);
+	if (o.job)
+		return job(&o);
 	inputs = calloc(o.nr_files, sizeof(*inputs));
 	if (!inputs)
 		ret = -ENOMEM;

@@ -1271,6 +1271,136 @@ KTAU_API int ktau_trace_append_user(FILE *out, const struct ktau_load_opts *from
 KTAU_API int ktau_control_status_trace(const struct ktau_control_status *s, bool *on,
 				       uint64_t *lost);
 
+/* ---- TAU profile directories (since 1.2, version node KTAU_1.2) -------- */
+
+/*
+ * Reading TAU profiles: one profile.<node>.<context>.<thread> file per
+ * thread, in TAU's text format (docs/export-formats.md), as libktau's own
+ * writer (ktau_model_write_tau()) and TAU itself write them: a
+ * "<N> templated_functions_MULTI_<metric>" line, the "# Name Calls Subrs
+ * Excl Incl ProfileCalls" header with its <metadata> XML, N function lines
+ * ("name" calls subrs excl incl profilecalls GROUP="..."; a SumExclSqr
+ * column when the header names one), "<K> aggregates" (K lines, skipped),
+ * then optionally "<M> userevents", its heading and M event lines. Names
+ * keep what the file has, callpaths included ("main => MPI_Send() =>
+ * sys_sendto()"); a name may hold double quotes (TAU's rule: the name
+ * ends at the quote before GROUP="). Function lines of the same name in
+ * one file are summed (as ParaProf does), and so are events. Numbers are
+ * read in the C locale; values must be finite and not negative; calls and
+ * subrs are whole numbers. Lines may be up to 1 MiB (TAU's metadata is
+ * long), bytes >= 0x80 are accepted in names and metadata.
+ *
+ * Malformed input fails with EPROTO and the line in *err.
+ */
+struct ktau_tau_thread;
+struct ktau_tau_dir;
+
+/* One function line; times in the metric's unit as written (TIME:
+ * microseconds). depth is 1 for a routine, the number of names for a
+ * callpath ("a => b => c": 3). */
+struct ktau_tau_function {
+	const char *name;
+	const char *groups;	/* the GROUP="..." text, "" when none */
+	uint64_t calls;
+	uint64_t subrs;
+	double excl;
+	double incl;
+	unsigned int depth;
+};
+
+/* One user event ("atomic event"): its samples' count, max, min, mean and
+ * sum of squares, as written. */
+struct ktau_tau_event {
+	const char *name;
+	uint64_t count;
+	double max;
+	double min;
+	double mean;
+	double sumsq;
+};
+
+/* One metadata attribute, unescaped. */
+struct ktau_tau_metadata {
+	const char *name;
+	const char *value;
+};
+
+/* One file's text; its node, context and thread are 0 (a directory's
+ * threads have their file names'). NULL with errno EPROTO, EINVAL or
+ * ENOMEM. */
+KTAU_API struct ktau_tau_thread *ktau_tau_thread_parse(const char *buf, size_t len,
+						       struct ktau_error **err);
+KTAU_API void ktau_tau_thread_free(struct ktau_tau_thread *t);
+KTAU_API unsigned int ktau_tau_thread_node(const struct ktau_tau_thread *t);
+KTAU_API unsigned int ktau_tau_thread_context(const struct ktau_tau_thread *t);
+KTAU_API unsigned int ktau_tau_thread_id(const struct ktau_tau_thread *t);
+/* After "_MULTI_" on the first line, else the "Metric Name" metadata,
+ * else "TIME". */
+KTAU_API const char *ktau_tau_thread_metric(const struct ktau_tau_thread *t);
+/* In file order (a repeated name at its first place); index functions
+ * return NULL (errno ERANGE) past the end, find functions NULL (errno
+ * ENOENT) when absent. */
+KTAU_API size_t ktau_tau_thread_function_count(const struct ktau_tau_thread *t);
+KTAU_API const struct ktau_tau_function *ktau_tau_thread_function(const struct ktau_tau_thread *t,
+								   size_t index);
+KTAU_API const struct ktau_tau_function *ktau_tau_thread_find_function(const struct ktau_tau_thread *t,
+									const char *name);
+KTAU_API size_t ktau_tau_thread_event_count(const struct ktau_tau_thread *t);
+KTAU_API const struct ktau_tau_event *ktau_tau_thread_event(const struct ktau_tau_thread *t,
+							    size_t index);
+KTAU_API size_t ktau_tau_thread_metadata_count(const struct ktau_tau_thread *t);
+KTAU_API const struct ktau_tau_metadata *ktau_tau_thread_metadata(const struct ktau_tau_thread *t,
+								  size_t index);
+/* The value of the first attribute of that name; NULL (errno ENOENT). */
+KTAU_API const char *ktau_tau_thread_metadata_value(const struct ktau_tau_thread *t,
+						    const char *name);
+/* Whether group is one of f's groups (GROUP="A | B": "A" and "B"). */
+KTAU_API bool ktau_tau_function_in_group(const struct ktau_tau_function *f,
+					 const char *group);
+
+/*
+ * A whole directory: every profile.<node>.<context>.<thread> file in it,
+ * sorted by node, context and thread. A directory without such files but
+ * with MULTI__<metric> subdirectories (TAU's several-metric layout) reads
+ * the one opts->metric names, else MULTI__TIME, else the only one. Other
+ * files are ignored. Fails with ENOENT (no such directory, or no profile in
+ * it), ENOTDIR, EPROTO (a malformed file, or files of different metrics;
+ * the message names the file and *err has its line), EINVAL (several
+ * metrics and none chosen, or an unknown metric), EACCES, ENOMEM. NULL opts
+ * means the defaults.
+ */
+struct ktau_tau_dir_opts {
+	size_t sz;
+	const char *metric;	/* which MULTI__<metric>, e.g. "TIME" */
+	size_t :0;
+};
+
+KTAU_API struct ktau_tau_dir *ktau_tau_dir_read(const char *path,
+						const struct ktau_tau_dir_opts *opts,
+						struct ktau_error **err);
+KTAU_API void ktau_tau_dir_free(struct ktau_tau_dir *d);
+KTAU_API const char *ktau_tau_dir_metric(const struct ktau_tau_dir *d);
+KTAU_API size_t ktau_tau_dir_thread_count(const struct ktau_tau_dir *d);
+/* NULL (errno ERANGE) past the end. */
+KTAU_API const struct ktau_tau_thread *ktau_tau_dir_thread(const struct ktau_tau_dir *d,
+							   size_t index);
+/* NULL (errno ENOENT) when the directory has no such file. */
+KTAU_API const struct ktau_tau_thread *ktau_tau_dir_find_thread(const struct ktau_tau_dir *d,
+								unsigned int node,
+								unsigned int context,
+								unsigned int thread);
+
+/*
+ * The job launcher's view of this process, from its environment: the MPI
+ * rank (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, the first
+ * set to a decimal number) and the rank among this node's processes
+ * (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK,
+ * SLURM_LOCALID). 0 with *rank set and *variable (may be NULL) the
+ * variable's name; -ENOENT when none is set (not launched by one).
+ */
+KTAU_API int ktau_launcher_rank(unsigned int *rank, const char **variable);
+KTAU_API int ktau_launcher_local_rank(unsigned int *rank, const char **variable);
+
 #ifdef __cplusplus
 }
 #endif

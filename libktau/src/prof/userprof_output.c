@@ -19,38 +19,21 @@
 
 #include "prof/prof.h"
 
-/* Launchers' rank variables: Open MPI, MPICH/Intel MPI (PMI), PMIx, Slurm. */
-static const char *const rank_variables[] = {
-	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
-};
-
-/* The node number: the program's (ktau_profiler_set_node), else the first
- * rank variable set to a number, else 0. */
+/* The node number: the program's (ktau_profiler_set_node), else the
+ * launcher's MPI rank, else 0. */
 static unsigned int node_number(const char **source)
 {
 	unsigned int node;
-	size_t i;
 
 	if (ktau__profiler_node(&node)) {
 		*source = "ktau_profiler_set_node";
 		return node;
 	}
-	for (i = 0; i < KTAU_ARRAY_SIZE(rank_variables); i++) {
-		const char *v = getenv(rank_variables[i]);
-		unsigned long n;
-		char *end;
-
-		if (!v || *v < '0' || *v > '9')
-			continue;
-		errno = 0;
-		n = strtoul(v, &end, 10);
-		if (*end || errno || n > UINT_MAX)
-			continue;
-		*source = rank_variables[i];
-		return (unsigned int)n;
+	if (ktau_launcher_rank(&node, source)) {
+		*source = "none";
+		return 0;
 	}
-	*source = "none";
-	return 0;
+	return node;
 }
 
 /* One thread's data, gathered under the registry lock. */
