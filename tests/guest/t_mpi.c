@@ -399,6 +399,76 @@ static void check_metadata(const struct job *j)
 	ktr_check(!*why, check, "%s", why);
 }
 
+/* A rank's total (every flat routine's exclusive time) and kernel time
+ * (those of group TAU_KERNEL_MERGE), from the reader's view of its file. */
+static void rank_times(const struct tau_profile *p, double *total, double *kernel)
+{
+	*total = *kernel = 0;
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		const struct tau_entry *e = &p->entries[i];
+
+		if (strstr(e->name, " => "))
+			continue;
+		*total += e->excl;
+		if (strstr(e->group, "TAU_KERNEL_MERGE"))
+			*kernel += e->excl;
+	}
+}
+
+static int close_enough(double report, double files)
+{
+	return fabs(report - files) <= 0.01 + 1e-9 * fabs(files);	/* %.3f in the report */
+}
+
+/* `ktau-report --job DIR`: its rows under "per rank:" (rank node threads
+ * total user kernel ...) are the files' figures. */
+static void check_job_report(const struct job *j)
+{
+	char check[64], why[512] = "", host[256] = "";
+	char *argv[] = { TOOL_DIR "/ktau-report", "--job", (char *)j->dir, NULL };
+	int seen[NRANKS] = { 0 };
+	struct tool_result r;
+	const char *line;
+
+	check_name(j, "job_report", check, sizeof(check));
+	if (tool_run(check, argv, NULL, 0, &r))
+		return;
+	gethostname(host, sizeof(host) - 1);
+	line = strstr(r.out, "\nper rank:\n");
+	if (r.status || !line) {
+		ktr_fail(check, "exit status %d, no 'per rank:' table; stderr: %.300s", r.status,
+			 r.err);
+		tool_result_free(&r);
+		return;
+	}
+	line = strchr(line + 1, '\n') + 1;	/* the column header */
+	while ((line = strchr(line, '\n')) && line[1] != '\n' && line[1]) {
+		double total, user, kernel, files_total, files_kernel;
+		char node[256];
+		int rank, threads;
+
+		line++;
+		if (sscanf(line, "%d %255s %d %lf %lf %lf", &rank, node, &threads, &total, &user,
+			   &kernel) != 6 || rank < 0 || rank >= NRANKS) {
+			appendf(why, sizeof(why), " a row that is no rank's: '%.60s';", line);
+			break;
+		}
+		seen[rank]++;
+		rank_times(&j->ranks[rank], &files_total, &files_kernel);
+		if (strcmp(node, host) || threads != 1 || !close_enough(total, files_total) ||
+		    !close_enough(kernel, files_kernel) ||
+		    !close_enough(user, files_total - files_kernel))
+			appendf(why, sizeof(why), " rank %d: report %s %d thread(s) total %.3f"
+				" kernel %.3f, files %s 1 total %.3f kernel %.3f;", rank, node,
+				threads, total, kernel, host, files_total, files_kernel);
+	}
+	for (int k = 0; k < NRANKS; k++)
+		if (seen[k] != 1)
+			appendf(why, sizeof(why), " rank %d in %d rows;", k, seen[k]);
+	ktr_check(!*why, check, "%s", why);
+	tool_result_free(&r);
+}
+
 static void check_job_dir(struct job *j)
 {
 	if (check_files(j) || load_ranks(j)) {
@@ -409,6 +479,7 @@ static void check_job_dir(struct job *j)
 	check_message_sizes(j);
 	check_kernel_under_mpi(j);
 	check_metadata(j);
+	check_job_report(j);
 	unload_ranks(j);
 }
 
