@@ -37,6 +37,8 @@ run() {
 
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "install" "$top/tests/install/check-install.sh"
+# libktau-mpi under a real Open MPI, on the host (SKIP without mpicc/mpirun)
+run "MPI library (host, Open MPI)" "$top/tests/mpi/check-mpi.sh"
 run "deb" "$top/tests/install/check-deb.sh"
 # dpkg -i of those packages on this machine, then purge (root only)
 run "deb installed on the host" "$top/tests/install/check-deb-host.sh"

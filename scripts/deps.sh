@@ -18,12 +18,16 @@ set -eu
 # OTF2: libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
 # only when it is there), otf2-tools for the test harness, whose otf2-print
 # reads the archive back; the core build never needs them.
+# MPI: Open MPI (openmpi-bin, libopenmpi-dev; gfortran for its Fortran
+# bindings' test) for the optional libktau-mpi and its tests (tests/mpi/);
+# the core build never needs it. make initramfs copies Open MPI's runtime
+# into the test guest (scripts/guest-openmpi.sh).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
 pkg-config man-db debhelper lintian rsync
 libotf2-trace-dev otf2-tools
-openmpi-bin libopenmpi-dev"
+openmpi-bin libopenmpi-dev gfortran"
 
 missing=
 for p in $pkgs; do
