@@ -25,6 +25,7 @@
 
 #include "child-run.h"
 #include "profile-table.h"
+#include "run-node.h"
 #include "tool.h"
 
 /* ktau-run's own failures, numbered like env(1) and timeout(1): the
@@ -42,7 +43,13 @@ struct options {
 	bool tau;
 	bool follow;
 	bool callgraph;
+	bool node_profile;
 	char **command;		/* NULL-terminated */
+	/* under a job launcher (OMPI_COMM_WORLD_RANK, PMI_RANK, ...): this
+	 * process's rank; its own files go to DIR/rank.<rank> */
+	bool has_rank;
+	unsigned int rank;
+	char rank_dir[PATH_MAX];	/* DIR, or DIR/rank.<rank> */
 };
 
 static const char usage_text[] =
@@ -78,8 +85,26 @@ static const char usage_text[] =
 "                    descendants still running when COMMAND ends are left out\n"
 "                    (a note says so)\n"
 "      --callgraph   also print caller => callee edges\n"
+"      --node-profile\n"
+"                    once per node of a job, save the node's system-wide kernel\n"
+"                    profile (all tasks: daemons, kernel threads, interrupts) as\n"
+"                    ktau archives DIR/node.<host>.start.ktar before COMMAND and\n"
+"                    DIR/node.<host>.end.ktar after it (for ktau-report --job).\n"
+"                    The node's one is the node-local rank 0\n"
+"                    (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK,\n"
+"                    SLURM_LOCALID), else the first to create\n"
+"                    DIR/node.<host>.lock. Without -o, DIR is " DEFAULT_OUTDIR "\n"
 "  -h, --help        print this help and exit\n"
 "  -V, --version     print the version and exit\n"
+"\n"
+"Under a job launcher (mpirun, srun: OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK\n"
+"or SLURM_PROCID set) every rank writes into the same DIR without\n"
+"overwriting another's: its before.ktau, after.ktau and report.txt into\n"
+"DIR/rank.<rank>, its TAU profile as DIR/tau/profile.<rank>.0.0, its\n"
+"threads' user profiles as DIR/tau-user/profile.<rank>.0.<thread>, each\n"
+"file written whole under a temporary name, then renamed:\n"
+"  mpirun -np 4 ktau-run --tau --node-profile -o job ./app\n"
+"  ktau-report --job job\n"
 "\n"
 "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to ktau-run are forwarded to\n"
 "COMMAND (a terminal's Ctrl-C reaches COMMAND directly and is not sent twice).\n"
@@ -93,7 +118,7 @@ static const char usage_text[] =
 "  126  COMMAND was found but could not be executed\n"
 "  127  COMMAND was not found\n";
 
-enum { OPT_TAU = 256, OPT_FOLLOW, OPT_CALLGRAPH };
+enum { OPT_TAU = 256, OPT_FOLLOW, OPT_CALLGRAPH, OPT_NODE_PROFILE };
 
 /* Returns -1 to go on, or the exit code to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -103,6 +128,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "tau", no_argument, NULL, OPT_TAU },
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ "callgraph", no_argument, NULL, OPT_CALLGRAPH },
+		{ "node-profile", no_argument, NULL, OPT_NODE_PROFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -125,6 +151,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CALLGRAPH:
 			o->callgraph = true;
 			break;
+		case OPT_NODE_PROFILE:
+			o->node_profile = true;
+			break;
 		default:
 			return tool_standard_option(c, usage_text, argv, RUN_FAILED);
 		}
@@ -137,8 +166,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 		tool_usage_error("%s", "-o needs a directory name");
 		return RUN_FAILED;
 	}
-	if (o->tau && !o->outdir)
+	if ((o->tau || o->node_profile) && !o->outdir)
 		o->outdir = DEFAULT_OUTDIR;
+	o->has_rank = !ktau_launcher_rank(&o->rank, NULL);
+	if (o->outdir && o->has_rank)
+		snprintf(o->rank_dir, sizeof(o->rank_dir), "%s/rank.%u", o->outdir, o->rank);
+	else if (o->outdir)
+		snprintf(o->rank_dir, sizeof(o->rank_dir), "%s", o->outdir);
 	o->command = argv + optind;
 	return -1;
 }
@@ -343,18 +377,23 @@ static int save_text(const char *dir, const char *name, const struct snapshot *s
 	return close_out(f, path);
 }
 
-static int save_tau(const char *dir, const struct report *r)
+static int save_tau(const struct options *o, const struct report *r)
 {
 	struct ktau_model *m = ktau_model_new();
 	struct ktau_model_thread *t;
-	char path[4200], status[16];
+	char path[4200], status[16], host[256];
 	int ret = -ENOMEM;
 
-	snprintf(path, sizeof(path), "%s/tau", dir);
+	snprintf(path, sizeof(path), "%s/tau", o->outdir);
 	snprintf(status, sizeof(status), "%d", child_exit_code(r->run.status));
-	t = m ? ktau_model_add_block(m, r->profile, r->block_index, 0, 0, 0) : NULL;
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	/* the rank as the node number, as libktau-prof names its files */
+	t = m ? ktau_model_add_block(m, r->profile, r->block_index, o->rank, 0, 0) : NULL;
 	if (t && !ktau_model_add_metadata(t, "ktau-run command", r->command_line) &&
-	    !ktau_model_add_metadata(t, "ktau-run exit status", status))
+	    !ktau_model_add_metadata(t, "ktau-run exit status", status) &&
+	    !ktau_model_add_metadata(t, "Hostname", host))
 		ret = ktau_model_write_tau(m, path);
 	else if (m && !t)
 		ret = -errno;
@@ -372,16 +411,16 @@ static int save_all(const struct options *o, const struct report *r,
 	FILE *f;
 	int ret;
 
-	if (save_text(o->outdir, "before.ktau", before) ||
-	    save_text(o->outdir, "after.ktau", after))
+	if (save_text(o->rank_dir, "before.ktau", before) ||
+	    save_text(o->rank_dir, "after.ktau", after))
 		return -1;
-	f = open_out(o->outdir, "report.txt", path, sizeof(path));
+	f = open_out(o->rank_dir, "report.txt", path, sizeof(path));
 	if (!f)
 		return -1;
 	ret = print_report(f, r, o);
 	if (close_out(f, path) || ret)
 		return -1;
-	return o->tau ? save_tau(o->outdir, r) : 0;
+	return o->tau ? save_tau(o, r) : 0;
 }
 
 /* Where libktau-prof is installed relative to ktau-run: `make install`
@@ -469,11 +508,16 @@ static void warn_if_not_recording(void)
 static int run(const struct options *o)
 {
 	struct snapshot before, after = { 0 };
+	struct node_profile node = { 0 };
 	struct report r = { 0 };
 	int ret, code = RUN_FAILED;
 
-	if (o->outdir && make_outdir(o->outdir))
+	if (o->outdir && (make_outdir(o->outdir) || make_outdir(o->rank_dir)))
 		return RUN_FAILED;
+	if (o->node_profile && node_profile_start(&node, o->outdir)) {
+		fprintf(stderr, "ktau-run: the command was not run\n");
+		return RUN_FAILED;
+	}
 	if (take_snapshot(&before, "before")) {
 		snapshot_free(&before);
 		return RUN_FAILED;
@@ -501,6 +545,8 @@ static int run(const struct options *o)
 		goto failed_after_run;
 	}
 	if (o->outdir && save_all(o, &r, &before, &after))
+		goto failed_after_run;
+	if (o->node_profile && node_profile_end(&node))
 		goto failed_after_run;
 	code = child_exit_code(r.run.status);
 	goto out;

@@ -22,7 +22,9 @@
 struct fake_run {
 	char *root;
 	char procfs[4200], before[4200], after[4200];
-	char *env[4];
+	char *env[8];
+	char extra[4][64];	/* more NAME=value entries, fake_setenv() */
+	size_t nr_env;
 };
 
 static int fake_init(struct fake_run *f, const char *after_fixture)
@@ -37,7 +39,18 @@ static int fake_init(struct fake_run *f, const char *after_fixture)
 	f->env[1] = f->before;
 	f->env[2] = f->after;
 	f->env[3] = NULL;
+	f->nr_env = 3;
 	return 0;
+}
+
+/* One more environment entry for the next runs (up to 4). */
+static void fake_setenv(struct fake_run *f, const char *entry)
+{
+	size_t i = f->nr_env - 3;
+
+	snprintf(f->extra[i], sizeof(f->extra[i]), "%s", entry);
+	f->env[f->nr_env++] = f->extra[i];
+	f->env[f->nr_env] = NULL;
 }
 
 static void fake_free(struct fake_run *f)
@@ -422,4 +435,129 @@ TEST(run_tau_preloads_the_user_profiler)
 	ASSERT_CONTAINS(r.err, "ktau: kernel profiles will not be merged");
 	free(text);
 	run_result_free(&r);
+}
+
+/* A system profile and function map in the fake /proc, for the node's archives. */
+static int fake_system(struct fake_run *f)
+{
+	char *profile = slurp(test_fixture("system.ktau"), NULL);
+	char *functions = slurp(test_fixture("functions.txt"), NULL);
+	int ret = profile && functions ? 0 : -ENOENT;
+
+	ret = ret ?: write_tree_file(f->root, "ktau/profile", profile);
+	ret = ret ?: write_tree_file(f->root, "ktau/functions", functions);
+	free(profile);
+	free(functions);
+	return ret;
+}
+
+/* Whether dir/name is an archive whose system profile is system.ktau. */
+static bool node_archive_ok(const char *dir, const char *name)
+{
+	char path[4300], *want = slurp(test_fixture("system.ktau"), NULL);
+	struct ktau_archive *a;
+	const struct ktau_archive_member *m;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	a = load_archive(path, NULL);
+	m = a ? ktau_archive_find(a, "proc/ktau/profile") : NULL;
+	ok = m && want && m->size == strlen(want) && !memcmp(m->data, want, m->size);
+	ktau_archive_free(a);
+	free(want);
+	return ok;
+}
+
+/*
+ * Three ranks of one job on this host, as mpirun starts them: each its
+ * own rank.<R> and tau/profile.<R>.0.0, the node's archives once (local
+ * rank 0), no lock file.
+ */
+TEST(run_job_ranks_and_node_profile)
+{
+	struct fake_run f;
+	struct run_result r;
+	char out[4200], host[256], want[1200], name[400], *list, *text;
+	int rank;
+
+	ASSERT_EQ(0, fake_init(&f, "run-after.ktau"));
+	ASSERT_EQ(0, fake_system(&f));
+	ASSERT_EQ(0, gethostname(host, sizeof(host)));
+	snprintf(out, sizeof(out), "%s/job", f.root);
+	fake_setenv(&f, "KTAU_PRELOAD=/nonexistent");	/* the kernel profile only */
+	fake_setenv(&f, "OMPI_COMM_WORLD_RANK=0");
+	fake_setenv(&f, "OMPI_COMM_WORLD_LOCAL_RANK=0");
+	for (rank = 0; rank < 3; rank++) {
+		snprintf(f.extra[1], sizeof(f.extra[1]), "OMPI_COMM_WORLD_RANK=%d", rank);
+		snprintf(f.extra[2], sizeof(f.extra[2]), "OMPI_COMM_WORLD_LOCAL_RANK=%d", rank);
+		ASSERT_EQ(0, RUN(&r, &f, "--tau", "--node-profile", "-o", out, "sh", "-c",
+				 GROW "; exit 4"));
+		if (r.status != 4) {
+			run_result_free(&r);
+			fake_free(&f);
+			FAIL("rank %d: status %d: %s", rank, r.status, r.err);
+		}
+		run_result_free(&r);
+	}
+	list = listing(out);
+	snprintf(want, sizeof(want), "node.%s.end.ktar node.%s.start.ktar rank.0 rank.1 rank.2 tau",
+		 host, host);
+	if (!list || strcmp(list, want)) {
+		fake_free(&f);
+		FAIL("%s: \"%s\", expected \"%s\"", out, list, want);
+	}
+	free(list);
+	snprintf(name, sizeof(name), "node.%s.start.ktar", host);
+	ASSERT_TRUE(node_archive_ok(out, name));
+	snprintf(name, sizeof(name), "node.%s.end.ktar", host);
+	ASSERT_TRUE(node_archive_ok(out, name));
+	list = listing(strcat(strcpy(name, out), "/tau"));
+	ASSERT_STREQ("profile.0.0.0 profile.1.0.0 profile.2.0.0", list);
+	free(list);
+	list = listing(strcat(strcpy(name, out), "/rank.1"));
+	ASSERT_STREQ("after.ktau before.ktau report.txt", list);
+	free(list);
+	text = read_rel(out, "tau/profile.2.0.0");
+	fake_free(&f);
+	ASSERT_NOT_NULL(text);
+	ASSERT_CONTAINS(text, "\n\"sys_getpid()\" 1500 0 150 150 0 GROUP=");
+	snprintf(want, sizeof(want), "<name>Hostname</name><value>%s</value>", host);
+	ASSERT_CONTAINS(text, want);
+	free(text);
+}
+
+/* Without a node-local rank, the first to create the lock file is the node's. */
+TEST(run_job_node_profile_by_lock_file)
+{
+	struct fake_run f;
+	struct run_result r;
+	char out[4200], host[256], want[1200], name[400], *list, *lock;
+	int rank;
+
+	ASSERT_EQ(0, fake_init(&f, "run-after.ktau"));
+	ASSERT_EQ(0, fake_system(&f));
+	ASSERT_EQ(0, gethostname(host, sizeof(host)));
+	snprintf(out, sizeof(out), "%s/job", f.root);
+	fake_setenv(&f, "PMI_RANK=0");
+	for (rank = 0; rank < 2; rank++) {
+		snprintf(f.extra[0], sizeof(f.extra[0]), "PMI_RANK=%d", rank);
+		ASSERT_EQ(0, RUN(&r, &f, "--node-profile", "-o", out, "sh", "-c", GROW));
+		if (r.status) {
+			run_result_free(&r);
+			fake_free(&f);
+			FAIL("rank %d: status %d: %s", rank, r.status, r.err);
+		}
+		run_result_free(&r);
+	}
+	list = listing(out);
+	snprintf(want, sizeof(want), "node.%s.end.ktar node.%s.lock node.%s.start.ktar rank.0 "
+		 "rank.1", host, host, host);
+	snprintf(name, sizeof(name), "node.%s.lock", host);
+	lock = read_rel(out, name);
+	fake_free(&f);
+	ASSERT_STREQ(want, list);
+	free(list);
+	ASSERT_NOT_NULL(lock);
+	ASSERT_TRUE(atoi(lock) > 0);
+	free(lock);
 }
