@@ -6,19 +6,22 @@
  * runs as 4 ranks on the guest's 2 CPUs, twice, as users type it:
  *   preload  mpirun --oversubscribe -np 4 env LD_PRELOAD=libktau-mpi.so
  *                   KTAU_PROFILE_DIR=DIR mpi-ring ROUNDS BYTES
- *   ktau-run mpirun --oversubscribe -np 4 ktau-run --tau -o DIR
- *                   mpi-ring ROUNDS BYTES
- * and each job's directory is read whole with tests/unit/tau_reader.c (an
- * independent reader of the TAU format):
- *   - one profile.<rank>.0.0 per rank 0..3, and nothing else;
- *   - per rank, each MPI routine's exact call count, in group MPI;
- *   - the message-size events' exact counts and sums, per rank and per
- *     callpath (MPI_Send(), MPI_Recv());
- *   - kernel routines under MPI routines (MPI_Init() => sys_...()), each
- *     with calls > 0 and inclusive time <= its MPI parent's;
- *   - the MPI metadata (rank, size, processor name, library version);
- * then `ktau-report --job DIR` on it, whose per-rank figures must be those
- * of the files.
+ *   ktau-run mpirun --oversubscribe -np 4 ktau-run --tau --node-profile
+ *                   -o DIR mpi-ring ROUNDS BYTES
+ * and each job's TAU directories are read whole with tests/unit/tau_reader.c
+ * (an independent reader of the TAU format): one profile.<rank>.0.0 per
+ * rank 0..3, and nothing else. Under libktau-mpi, per rank:
+ *   - each MPI routine's exact call count, in group MPI;
+ *   - the message-size events' exact counts and sums, also per callpath
+ *     (MPI_Send(), MPI_Recv(), MPI_Bcast(), MPI_Allreduce());
+ *   - kernel routines under MPI routines (MPI_Init() => sys_...(), and in
+ *     the job under a communication routine), each with calls > 0 and
+ *     inclusive time <= its MPI parent's;
+ *   - the MPI metadata (rank, size, processor name, library version).
+ * Under ktau-run: each rank's kernel profile (DIR/tau), its user profile
+ * (DIR/tau-user: the kernel under ".TAU application"), its saved profiles
+ * (DIR/rank.<R>), the node's archives at start and end. Then `ktau-report
+ * --job` on each job, whose per-rank figures must be those of the files.
  * What Open MPI needs in this busybox guest, as root on 2 CPUs, is set
  * here and in the guest's /etc/openmpi/openmpi-mca-params.conf (plm
  * isolated: no ssh/rsh; btl self,vader), never in the commands: loopback
@@ -127,8 +130,9 @@ static void appendf(char *buf, size_t size, const char *fmt, ...)
 }
 
 struct job {
-	const char *label;		/* preload | ktau_run */
+	const char *label;		/* names its checks: preload, ktau_run_user, ... */
 	char dir[96];			/* the TAU profiles */
+	const char *report_dir;		/* what ktau-report --job is given */
 	struct tau_profile ranks[NRANKS];
 	int loaded[NRANKS];
 };
@@ -425,7 +429,7 @@ static int close_enough(double report, double files)
 static void check_job_report(const struct job *j)
 {
 	char check[64], why[512] = "", host[256] = "";
-	char *argv[] = { TOOL_DIR "/ktau-report", "--job", (char *)j->dir, NULL };
+	char *argv[] = { TOOL_DIR "/ktau-report", "--job", (char *)j->report_dir, NULL };
 	int seen[NRANKS] = { 0 };
 	struct tool_result r;
 	const char *line;
@@ -503,7 +507,8 @@ static int run_job(const struct job *j, char *const argv[])
 
 static void preload_job(void)
 {
-	struct job j = { .label = "preload", .dir = "/tmp/mpi-preload" };
+	struct job j = { .label = "preload", .dir = "/tmp/mpi-preload",
+			 .report_dir = "/tmp/mpi-preload" };
 	char dir_env[128];
 
 	if (access(KTAU_MPI_LIB, R_OK)) {
@@ -517,6 +522,110 @@ static void preload_job(void)
 			 NULL };
 	if (!run_job(&j, argv))
 		check_job_dir(&j);
+}
+
+/* ktau-run's profile of each rank's command and its children, in tau/:
+ * kernel routines only, one of them the ring's waits. */
+static void check_kernel_profiles(const struct job *j)
+{
+	char check[64], why[512] = "";
+
+	check_name(j, "kernel_routines", check, sizeof(check));
+	for (int r = 0; r < NRANKS; r++) {
+		const struct tau_profile *p = &j->ranks[r];
+		const struct tau_entry *openat = tau_find(p, "sys_openat()");
+		size_t user = 0;
+
+		for (size_t i = 0; i < p->nr_entries; i++)
+			user += !strstr(p->entries[i].group, "TAU_KERNEL_MERGE") &&
+				!strstr(p->entries[i].group, "TAU_CALLPATH");
+		if (!openat || !openat->calls || user)
+			appendf(why, sizeof(why), " rank %d: sys_openat() %llu calls, %zu user"
+				" routines;", r, openat ? (unsigned long long)openat->calls : 0ULL,
+				user);
+	}
+	ktr_check(!*why, check, "%s", why);
+}
+
+/* libktau-prof preloaded by ktau-run --tau, in tau-user/: one
+ * ".TAU application" per rank with the kernel routines of its run under it. */
+static void check_application_timer(const struct job *j)
+{
+	char check[64], why[512] = "";
+
+	check_name(j, "kernel_under_application", check, sizeof(check));
+	for (int r = 0; r < NRANKS; r++) {
+		const struct tau_profile *p = &j->ranks[r];
+		const struct tau_entry *app = tau_find(p, ".TAU application");
+		const struct tau_entry *openat = tau_find(p, ".TAU application => sys_openat()");
+
+		if (!app || app->calls != 1 || !openat || !openat->calls ||
+		    openat->incl > app->incl + 1e-6)
+			appendf(why, sizeof(why), " rank %d: .TAU application %llu calls, under it"
+				" sys_openat() %llu calls;", r,
+				app ? (unsigned long long)app->calls : 0ULL,
+				openat ? (unsigned long long)openat->calls : 0ULL);
+	}
+	ktr_check(!*why, check, "%s", why);
+}
+
+/* A non-empty file at dir/name, or a reason appended to why. */
+static void expect_file(const char *dir, const char *name, char *why, size_t size)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		appendf(why, size, " no %s;", path);
+}
+
+/* mpirun ... ktau-run --tau --node-profile -o DIR: each rank's saved
+ * profiles in DIR/rank.<R>, the one node's archives at start and end. */
+static void check_ktau_run_dir(const char *out)
+{
+	char why[512] = "", name[300], host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	for (int r = 0; r < NRANKS; r++) {
+		static const char *const saved[] = { "before.ktau", "after.ktau", "report.txt" };
+
+		for (size_t k = 0; k < sizeof(saved) / sizeof(saved[0]); k++) {
+			snprintf(name, sizeof(name), "rank.%d/%s", r, saved[k]);
+			expect_file(out, name, why, sizeof(why));
+		}
+	}
+	ktr_check(!*why, "ktau_run_rank_dirs", "%s", why);
+	*why = '\0';
+	snprintf(name, sizeof(name), "node.%s.start.ktar", host);
+	expect_file(out, name, why, sizeof(why));
+	snprintf(name, sizeof(name), "node.%s.end.ktar", host);
+	expect_file(out, name, why, sizeof(why));
+	ktr_check(!*why, "ktau_run_node_profile", "%s", why);
+}
+
+static void ktau_run_job(void)
+{
+	static const char out[] = "/tmp/mpi-ktau-run";
+	struct job run = { .label = "ktau_run" };
+	struct job kernel = { .label = "ktau_run_kernel", .dir = "/tmp/mpi-ktau-run/tau" };
+	struct job user = { .label = "ktau_run_user", .dir = "/tmp/mpi-ktau-run/tau-user",
+			    .report_dir = out };
+	char *argv[] = { TIMEOUT, JOB_SECONDS, MPIRUN, "--oversubscribe", "-np", "4",
+			 TOOL_DIR "/ktau-run", "--tau", "--node-profile", "-o", (char *)out,
+			 MPI_RING, ROUNDS_ARG, BYTES_ARG, NULL };
+
+	if (run_job(&run, argv))
+		return;
+	check_ktau_run_dir(out);
+	if (!check_files(&kernel) && !load_ranks(&kernel))
+		check_kernel_profiles(&kernel);
+	unload_ranks(&kernel);
+	if (!check_files(&user) && !load_ranks(&user)) {
+		check_application_timer(&user);
+		check_job_report(&user);
+	}
+	unload_ranks(&user);
 }
 
 int main(void)
@@ -535,5 +644,6 @@ int main(void)
 	if (prepare_guest())
 		return ktr_exit();
 	preload_job();
+	ktau_run_job();
 	return ktr_exit();
 }
