@@ -63,6 +63,10 @@ void kmpi_sent(int count, MPI_Datatype type, int peer);
  * MPI_PROC_NULL or a cancelled receive). */
 void kmpi_received(const MPI_Status *status);
 
+/* Once MPI_Init (C or Fortran) succeeded: the rank numbers the profile
+ * files, and the MPI's identity goes into their metadata. */
+void kmpi_after_init(void);
+
 /* ---- requests (kmpi_requests.c) ---- */
 
 /* A posted receive: its completion is a received message. */
@@ -73,5 +77,7 @@ void kmpi_track_send(const MPI_Request *request, int count, MPI_Datatype type, i
 void kmpi_started(const MPI_Request *requests, int count);
 /* MPI_Request_free: the request is gone. */
 void kmpi_forget(const MPI_Request *request);
+/* request (its handle before the wait or test) completed with status. */
+void kmpi_complete(MPI_Request request, const MPI_Status *status);
 
 #endif /* KTAU_KMPI_H */

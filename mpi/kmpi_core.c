@@ -125,7 +125,7 @@ static void set_int(const char *name, int value)
 
 /* Once MPI runs: the real rank numbers the files, and every profile says
  * which MPI and where (TAU's "MPI Processor Name" among them). */
-static void after_init(void)
+void kmpi_after_init(void)
 {
 	char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
 	char library[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
@@ -160,7 +160,7 @@ KMPI_API int MPI_Init(int *argc, char ***argv)
 	int ret = PMPI_Init(argc, argv);
 
 	if (ret == MPI_SUCCESS)
-		after_init();
+		kmpi_after_init();
 	kmpi_leave(timer);
 	return ret;
 }
@@ -172,7 +172,7 @@ KMPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provide
 	int ret = PMPI_Init_thread(argc, argv, required, provided);
 
 	if (ret == MPI_SUCCESS) {
-		after_init();
+		kmpi_after_init();
 		set_int("MPI Thread Level", *provided);
 	}
 	kmpi_leave(timer);

@@ -164,6 +164,12 @@ static void completed(uint64_t key, const MPI_Status *status)
 		kmpi_received(status);
 }
 
+void kmpi_complete(MPI_Request request, const MPI_Status *status)
+{
+	if (!table_empty())
+		completed(key_of(request), status);
+}
+
 /* ---- what a wait or test needs: the handles before, statuses after ---- */
 
 #define ON_STACK 16

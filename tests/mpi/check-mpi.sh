@@ -4,7 +4,9 @@
 # with the library; each job's directory read back whole by mpi-check (the
 # project's TAU reader: one file per rank, the exact calls of every MPI
 # routine, the exact message-size events, the metadata) and by TAU's own
-# readers when ../shared/tools/tau-check is there.  Then what goes wrong:
+# readers when ../shared/tools/tau-check is there; the same program in
+# Fortran, preloaded, when mpifort is there; tests/mpi/mpi-requests for
+# the request paths mpi-ring does not take and the collectives' sizes.  Then what goes wrong:
 # a profile directory that cannot be made (the job still succeeds, each
 # rank says why), and a rank that crashes (the others' files stay whole,
 # no half file is left).  There is no ktau kernel here: the profiles are
@@ -74,6 +76,28 @@ job "$tmp/linked" KTAU_PROFILE_DIR="$tmp/linked-dir" -- "$bin/mpi-ring-linked" 7
 if ran_ok "$label: linked" "$tmp/linked" $?; then
 	"$check" --label "$label: linked" --root "" --ranks "$ranks" --rounds 7 --bytes 1000 \
 		"$tmp/linked-dir" || failed=1
+fi
+
+# ---- the request paths (persistent, any, some, probe, MPI_PROC_NULL) and
+# the collectives' sizes ----
+job "$tmp/requests" LD_PRELOAD="$bin/libktau-mpi.so" LD_LIBRARY_PATH="$lib" \
+	KTAU_PROFILE_DIR="$tmp/requests-dir" -- "$bin/mpi-requests" 5 1000
+if ran_ok "$label: requests" "$tmp/requests" $?; then
+	"$check" --label "$label: requests" --program mpi-requests --ranks "$ranks" --rounds 5 \
+		--bytes 1000 "$tmp/requests-dir" || failed=1
+fi
+
+# ---- Fortran (`use mpi`): Open MPI's Fortran bindings call PMPI_ directly,
+# libktau-mpi's mpi_*_ entry points time them ----
+if [ ! -x "$bin/mpi-ring-f" ]; then
+	echo "SKIP: $label: Fortran: no mpifort (make deps installs gfortran)"
+else
+	job "$tmp/fortran" LD_PRELOAD="$bin/libktau-mpi.so" LD_LIBRARY_PATH="$lib" \
+		KTAU_PROFILE_DIR="$tmp/fortran-dir" -- "$bin/mpi-ring-f" 6 300
+	if ran_ok "$label: Fortran" "$tmp/fortran" $?; then
+		"$check" --label "$label: Fortran" --ranks "$ranks" --rounds 6 --bytes 300 \
+			"$tmp/fortran-dir" || failed=1
+	fi
 fi
 
 # ---- TAU's own readers (ParaProf's, pprof), where this machine has them ----

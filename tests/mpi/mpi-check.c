@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mpi-check: reads the TAU profile directory of an mpi-ring job with the
- * project's independent TAU reader (tests/unit/tau_reader.c) and checks
- * it against what the program did (tests/mpi/mpi-ring.h): one file per
+ * mpi-check: reads the TAU profile directory of an mpi-ring (or
+ * mpi-requests) job with the project's independent TAU reader
+ * (tests/unit/tau_reader.c) and checks it against what the program did
+ * (tests/mpi/mpi-ring.h, mpi-requests.h): one file per
  * rank and nothing else, the exact calls of every MPI routine, the exact
  * message-size events (flat and per callpath), the MPI metadata, and with
  * --kernel kernel routines under MPI routines. One PASS/FAIL line per
@@ -20,21 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi-requests.h"
 #include "mpi-ring.h"
 #include "tau_reader.h"
 
 #define MAX_RANKS 4096
 
 static const char usage[] =
-	"usage: mpi-check --ranks N [--rounds R] [--bytes B] [--root NAME]\n"
-	"                 [--missing RANK] [--kernel] [--label TEXT] DIR\n"
+	"usage: mpi-check --ranks N [--program P] [--rounds R] [--bytes B]\n"
+	"                 [--root NAME] [--missing RANK] [--kernel] [--label TEXT] DIR\n"
 	"\n"
-	"Checks DIR, the TAU profiles of `mpi-ring R B` run on N ranks under\n"
-	"libktau-mpi, with the project's TAU reader:\n"
+	"Checks DIR, the TAU profiles of `P R B` run on N ranks under libktau-mpi,\n"
+	"with the project's TAU reader:\n"
 	"  --ranks N       the job's ranks: DIR holds profile.<rank>.0.<thread>\n"
 	"                  for each, and no other file\n"
-	"  --rounds R      mpi-ring's ROUNDS (default 10)\n"
-	"  --bytes B       mpi-ring's BYTES (default 4096)\n"
+	"  --program P     mpi-ring (the default; mpi-ring-f does the same) or\n"
+	"                  mpi-requests: whose numbers (tests/mpi/P.h) to expect\n"
+	"  --rounds R      the program's ROUNDS (default 10)\n"
+	"  --bytes B       the program's BYTES (default 4096)\n"
 	"  --root NAME     the routine the MPI routines run under: \".TAU\n"
 	"                  application\" (the default, LD_PRELOAD), \"\" for none\n"
 	"                  (a program linked with libktau-mpi)\n"
@@ -46,7 +50,7 @@ static const char usage[] =
 
 struct options {
 	long ranks, rounds, bytes, missing;
-	const char *root, *label, *dir;
+	const char *program, *root, *label, *dir;
 	bool kernel;
 };
 
@@ -83,7 +87,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ranks = -1, .rounds = MPI_RING_DEFAULT_ROUNDS,
 			       .bytes = MPI_RING_DEFAULT_BYTES, .missing = -1,
-			       .root = ".TAU application", .label = "mpi-check" };
+			       .program = "mpi-ring", .root = ".TAU application",
+			       .label = "mpi-check" };
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long *num = !strcmp(a, "--ranks") ? &o->ranks :
@@ -104,12 +109,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			i++;
-		} else if (!strcmp(a, "--root") || !strcmp(a, "--label")) {
+		} else if (!strcmp(a, "--root") || !strcmp(a, "--label") ||
+			   !strcmp(a, "--program")) {
 			if (!v) {
 				fprintf(stderr, "mpi-check: %s needs a value\n", a);
 				return -1;
 			}
-			*(a[2] == 'r' ? &o->root : &o->label) = v;
+			*(a[2] == 'r' ? &o->root : a[2] == 'l' ? &o->label : &o->program) = v;
 			i++;
 		} else if (a[0] == '-' || o->dir) {
 			fprintf(stderr, "mpi-check: unexpected argument '%s'\n", a);
@@ -136,32 +142,73 @@ static void callpath(const struct options *o, const char *routine, char *buf, si
 		snprintf(buf, size, "%s()", routine);
 }
 
-static void check_calls(const struct tau_profile *p, const struct options *o,
+/* What a program does, per rank: its routines' calls and its events. */
+struct call_want {
+	const char *routine;
+	long min, max;
+};
+
+struct event_want {
+	const char *event, *routine;	/* charged to routine's callpath */
+	long count;
+	double bytes;			/* of each sample */
+};
+
+#define MAX_WANTS 64
+
+struct wants {
+	struct call_want calls[MAX_WANTS];
+	struct event_want events[MAX_WANTS];
+	size_t nr_calls, nr_events;
+};
+
+/* The tables of tests/mpi/<program>.h; -1 for an unknown program. */
+static int program_wants(const struct options *o, struct wants *w)
+{
+	memset(w, 0, sizeof(*w));
+#define CALL(routine, fewest, most)					\
+	w->calls[w->nr_calls++] = (struct call_want){ routine, (fewest), (most) };
+#define RING_CALL(routine, n) CALL(routine, n, n)
+#define EVENT(event, routine, count, each)				\
+	w->events[w->nr_events++] = (struct event_want){ event, routine, (count), (each) };
+	if (!strcmp(o->program, "mpi-ring")) {
+		MPI_RING_CALLS(RING_CALL, o->rounds)
+		MPI_RING_EVENTS(EVENT, o->rounds, o->bytes)
+	} else if (!strcmp(o->program, "mpi-requests")) {
+		MPI_REQUESTS_CALLS(CALL, o->rounds)
+		MPI_REQUESTS_EVENTS(EVENT, o->rounds, o->bytes, o->ranks)
+	} else {
+		return -1;
+	}
+#undef CALL
+#undef RING_CALL
+#undef EVENT
+	return 0;
+}
+
+static void check_calls(const struct tau_profile *p, const struct wants *w,
 			struct verdict *v, int *routines)
 {
 	size_t i, expected = 0, seen = 0;
 	char name[256];
-	const struct tau_entry *e;
 
-#define X(routine, want)							\
-	do {									\
-		snprintf(name, sizeof(name), "%s()", routine);			\
-		e = tau_find(p, name);						\
-		expected++;							\
-		if ((want) == 0 && e)						\
-			reject(v, "%s has an entry, it was never called", name);	\
-		else if ((want) != 0 && !e)					\
-			reject(v, "no entry %s", name);				\
-		else if (e && e->calls != (uint64_t)(want))			\
-			reject(v, "%s calls %llu, expected %ld", name,		\
-			       (unsigned long long)e->calls, (long)(want));	\
-		else if (e && strcmp(e->group, "MPI"))				\
-			reject(v, "%s group '%s', expected MPI", name, e->group); \
-		if ((want) == 0)						\
-			expected--;						\
-	} while (0);
-	MPI_RING_CALLS(X, o->rounds)
-#undef X
+	for (i = 0; i < w->nr_calls; i++) {
+		const struct call_want *c = &w->calls[i];
+		const struct tau_entry *e;
+
+		snprintf(name, sizeof(name), "%s()", c->routine);
+		e = tau_find(p, name);
+		expected += c->max != 0;
+		if (!c->max && e)
+			reject(v, "%s has an entry, it was never called", name);
+		else if (c->max && !e)
+			reject(v, "no entry %s", name);
+		else if (e && (e->calls < (uint64_t)c->min || e->calls > (uint64_t)c->max))
+			reject(v, "%s calls %llu, expected %ld (at most %ld)", name,
+			       (unsigned long long)e->calls, c->min, c->max);
+		else if (e && strcmp(e->group, "MPI"))
+			reject(v, "%s group '%s', expected MPI", name, e->group);
+	}
 	/* nothing else of the MPI was timed: the library's own calls are PMPI_ */
 	for (i = 0; i < p->nr_entries; i++)
 		if (!strncmp(p->entries[i].name, "MPI_", 4) && !strstr(p->entries[i].name, "=>"))
@@ -171,14 +218,35 @@ static void check_calls(const struct tau_profile *p, const struct options *o,
 	*routines = (int)seen;
 }
 
-/* An event of `count` samples of `bytes` each (or no entry for none). */
-static void check_event(const struct tau_profile *p, const char *name, long count, long bytes,
-			struct verdict *v)
+/* What an event should hold: samples, their sum, sum of squares, range. */
+struct event_sum {
+	long count;
+	double sum, sumsq, min, max;
+};
+
+static void add_samples(struct event_sum *s, long count, double bytes)
+{
+	if (!count)
+		return;
+	s->min = s->count && s->min < bytes ? s->min : bytes;
+	s->max = s->count && s->max > bytes ? s->max : bytes;
+	s->count += count;
+	s->sum += (double)count * bytes;
+	s->sumsq += (double)count * bytes * bytes;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+/* Event `name` holds exactly s (or has no entry when s has no samples). */
+static void check_event(const struct tau_profile *p, const char *name,
+			const struct event_sum *s, struct verdict *v)
 {
 	const struct tau_event *e = tau_find_event(p, name);
-	double b = (double)bytes;
 
-	if (!count) {
+	if (!s->count) {
 		if (e)
 			reject(v, "event '%s' has %llu samples, expected none", name,
 			       (unsigned long long)e->count);
@@ -186,43 +254,43 @@ static void check_event(const struct tau_profile *p, const char *name, long coun
 	}
 	if (!e)
 		reject(v, "no event '%s'", name);
-	else if (e->count != (uint64_t)count)
+	else if (e->count != (uint64_t)s->count)
 		reject(v, "event '%s': %llu samples, expected %ld", name,
-		       (unsigned long long)e->count, count);
-	else if (e->min != b || e->max != b || e->mean != b)
-		reject(v, "event '%s': min %g max %g mean %g, expected %ld each", name,
-		       e->min, e->max, e->mean, bytes);
-	else if (fabs(e->sumsq - (double)count * b * b) > 1e-9 * (double)count * b * b)
+		       (unsigned long long)e->count, s->count);
+	else if (e->min != s->min || e->max != s->max || !near(e->mean, s->sum / s->count))
+		reject(v, "event '%s': min %g max %g mean %g, expected %g %g %g", name,
+		       e->min, e->max, e->mean, s->min, s->max, s->sum / s->count);
+	else if (!near(e->sumsq, s->sumsq))
 		reject(v, "event '%s': sum of squares %.17g, expected %.17g", name, e->sumsq,
-		       (double)count * b * b);
+		       s->sumsq);
 }
 
 static void check_events(const struct tau_profile *p, const struct options *o,
-			 struct verdict *v, int *events)
+			 const struct wants *w, struct verdict *v, int *events)
 {
-	static const char *const flat[] = { MPI_RING_SENT, MPI_RING_RECEIVED, MPI_RING_BCAST,
-					    MPI_RING_ALLREDUCE };
-	long flat_count[4] = { 0 }, flat_bytes[4] = { 0 };
+	struct event_sum flat[MAX_WANTS] = { { 0 } };
+	const char *flat_name[MAX_WANTS];
+	size_t i, j, nr_flat = 0, expected = 0;
 	char path[256], name[512];
-	size_t i, expected = 0;
 
-#define X(event, routine, count, each)						\
-	do {									\
-		callpath(o, routine, path, sizeof(path));			\
-		snprintf(name, sizeof(name), "%s : %s", event, path);		\
-		check_event(p, name, (count), (each), v);			\
-		expected += (count) != 0;					\
-		for (i = 0; i < 4; i++)						\
-			if (!strcmp(flat[i], event)) {				\
-				flat_count[i] += (count);			\
-				flat_bytes[i] = (each);				\
-			}							\
-	} while (0);
-	MPI_RING_EVENTS(X, o->rounds, o->bytes)
-#undef X
-	for (i = 0; i < 4; i++) {
-		check_event(p, flat[i], flat_count[i], flat_bytes[i], v);
-		expected += flat_count[i] != 0;
+	for (i = 0; i < w->nr_events; i++) {
+		const struct event_want *e = &w->events[i];
+		struct event_sum one = { 0 };
+
+		add_samples(&one, e->count, e->bytes);
+		callpath(o, e->routine, path, sizeof(path));
+		snprintf(name, sizeof(name), "%s : %s", e->event, path);
+		check_event(p, name, &one, v);
+		expected += e->count != 0;
+		for (j = 0; j < nr_flat && strcmp(flat_name[j], e->event); j++)
+			;
+		if (j == nr_flat)
+			flat_name[nr_flat++] = e->event;
+		add_samples(&flat[j], e->count, e->bytes);
+	}
+	for (j = 0; j < nr_flat; j++) {
+		check_event(p, flat_name[j], &flat[j], v);
+		expected += flat[j].count != 0;
 	}
 	if (p->nr_events != expected)
 		reject(v, "%zu events, expected %zu", p->nr_events, expected);
@@ -276,7 +344,7 @@ static int kernel_under_mpi(const struct tau_profile *p, const struct options *o
 	return n;
 }
 
-static bool check_rank(const struct options *o, long rank)
+static bool check_rank(const struct options *o, const struct wants *w, long rank)
 {
 	struct verdict v = { .failed = false };
 	char name[64], err[512], example[512] = "";
@@ -288,8 +356,8 @@ static bool check_rank(const struct options *o, long rank)
 		printf("FAIL: %s: rank %ld: %s\n", o->label, rank, err);
 		return false;
 	}
-	check_calls(&p, o, &v, &routines);
-	check_events(&p, o, &v, &events);
+	check_calls(&p, w, &v, &routines);
+	check_events(&p, o, w, &v, &events);
 	check_metadata(&p, o, rank, &v);
 	if (o->kernel && !(kernel = kernel_under_mpi(&p, o, example, sizeof(example))))
 		reject(&v, "no kernel routine under an MPI routine");
@@ -360,6 +428,7 @@ static bool check_directory(const struct options *o)
 
 int main(int argc, char **argv)
 {
+	static struct wants w;
 	struct options o;
 	bool ok;
 	long r;
@@ -368,9 +437,14 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (program_wants(&o, &w)) {
+		fprintf(stderr, "mpi-check: unknown program '%s' (mpi-ring or mpi-requests)\n",
+			o.program);
+		return 2;
+	}
 	ok = check_directory(&o);
 	for (r = 0; r < o.ranks; r++)
 		if (r != o.missing)
-			ok &= check_rank(&o, r);
+			ok &= check_rank(&o, &w, r);
 	return ok ? 0 : 1;
 }

@@ -50,17 +50,26 @@ static __thread struct ktau_uthread *tls_self TLS;
  * id of the innermost running timer. volatile: only the kernel reads it. */
 static __thread volatile uint32_t tls_word TLS __attribute__((aligned(4)));
 
+/* The line goes out in one write(): the ranks of an MPI job share one
+ * stderr, and a line written in pieces comes out mixed with theirs. */
 void ktau__warn_once(enum ktau_warning kind, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
+	int len;
 
 	if (__atomic_exchange_n(&proc.warned[kind], 1, __ATOMIC_RELAXED))
 		return;
-	fputs("ktau: ", stderr);
+	len = snprintf(line, sizeof(line), "ktau: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len += vsnprintf(line + len, sizeof(line) - (size_t)len - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len > (int)sizeof(line) - 2)
+		len = (int)sizeof(line) - 2;	/* cut, still one line */
+	line[len++] = '\n';
+	fflush(stderr);
+	if (write(STDERR_FILENO, line, (size_t)len) < 0)
+		return;	/* nowhere left to say it */
 }
 
 static int prctl_set_context(volatile uint32_t *word)
