@@ -3,9 +3,9 @@
 # /init's script mode, from scripts/demo-mpi.sh): the MPI test program
 # mpi-ring as a 4-rank Open MPI job on the guest's 2 CPUs, each rank's MPI
 # routines timed by libktau-mpi (LD_PRELOAD) with the kernel time under
-# them, then the job report.  Results go to the share (/mnt/host):
+# them.  Results go to the share (/mnt/host), where the host reports on them:
 #   tau/         one profile.<rank>.0.<thread> per rank: ParaProf's experiment
-#   report.txt   ktau-report --job of tau/, and where each thing is
+#   report.txt   the job's exit status, and rank 1's MPI routines
 #   mpirun.txt   what mpirun and the ranks printed
 out=/mnt/host
 [ -d "$out" ] || { echo "demo-mpi: no 9p share at $out" >&2; exit 1; }
@@ -49,9 +49,6 @@ cp -r "$job" "$out/tau"
 	}
 	END { for (i = 1; i <= nr; i++) { print line[order[i]]; if (order[i] in kid) print kid[order[i]] } }' \
 		"$job/profile.1.0.0"
-	echo
-	echo "Job report (ktau-report --job tau):"
-	ktau-report --job "$job" 2>&1
 } >"$out/report.txt"
 cat "$out/report.txt"
 exit "$status"
