@@ -14,8 +14,8 @@
 #   /etc/openmpi, /usr/share/openmpi and PMIx's help texts and parameters;
 #   from USER_BUILD/lib: libktau.so.1 and libktau-prof.so.1, into
 #   /usr/local/lib (where ktau-run --tau looks for libktau-prof);
-#   from USER_BUILD/mpi: libktau-mpi.so.1 and its .so link (/usr/local/lib), and mpi-ring
-#   (/usr/local/bin); each left out with a note when not built;
+#   from USER_BUILD/mpi: libktau-mpi.so.1 and its .so link (/usr/local/lib)
+#   and mpi-ring (/usr/local/bin); each left out with a note when not built;
 #   /etc/ld.so.cache for that tree (ldconfig -r), so that the guest's
 #   loader finds every library by name, LD_PRELOAD=libktau-mpi.so too.
 # Left out: the plugins of network hardware no QEMU guest has (UCX,
