@@ -39,6 +39,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -57,8 +58,10 @@
 #define NRANKS 4
 #define ROUNDS 10
 #define BYTES 4096
-#define ROUNDS_ARG "10"
-#define BYTES_ARG "4096"
+#define STRING(x) #x
+#define ARG(x) STRING(x)
+#define ROUNDS_ARG ARG(ROUNDS)
+#define BYTES_ARG ARG(BYTES)
 
 static const char *const sent_event = "Message size sent to all nodes";
 static const char *const received_event = "Message size received from all nodes";
@@ -489,6 +492,21 @@ static void check_job_dir(struct job *j)
 
 /* ---- the jobs ---- */
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* A job's output, gone before it runs (a test run twice in one boot) and
+ * after (the guest's memory). */
+static void remove_tree(const char *path)
+{
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+		ktr_info("cleanup", "cannot remove %s: %s", path, strerror(errno));
+}
+
 static int run_job(const struct job *j, char *const argv[])
 {
 	struct tool_result r;
@@ -520,12 +538,14 @@ static void preload_job(void)
 	char *argv[] = { TIMEOUT, JOB_SECONDS, MPIRUN, "--oversubscribe", "-np", "4", "env",
 			 "LD_PRELOAD=libktau-mpi.so", dir_env, MPI_RING, ROUNDS_ARG, BYTES_ARG,
 			 NULL };
+	remove_tree(j.dir);
 	if (!run_job(&j, argv))
 		check_job_dir(&j);
+	remove_tree(j.dir);
 }
 
 /* ktau-run's profile of each rank's command and its children, in tau/:
- * kernel routines only, one of them the ring's waits. */
+ * kernel routines only, sys_openat() among them (MPI_Init() opens files). */
 static void check_kernel_profiles(const struct job *j)
 {
 	char check[64], why[512] = "";
@@ -615,8 +635,11 @@ static void ktau_run_job(void)
 			 TOOL_DIR "/ktau-run", "--tau", "--node-profile", "-o", (char *)out,
 			 MPI_RING, ROUNDS_ARG, BYTES_ARG, NULL };
 
-	if (run_job(&run, argv))
+	remove_tree(out);
+	if (run_job(&run, argv)) {
+		remove_tree(out);
 		return;
+	}
 	check_ktau_run_dir(out);
 	if (!check_files(&kernel) && !load_ranks(&kernel))
 		check_kernel_profiles(&kernel);
@@ -626,6 +649,7 @@ static void ktau_run_job(void)
 		check_job_report(&user);
 	}
 	unload_ranks(&user);
+	remove_tree(out);
 }
 
 int main(void)
