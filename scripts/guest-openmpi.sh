@@ -40,6 +40,8 @@ hardware_libs='libucp|libuct|libfabric|libibverbs|libpsm'
 
 die() { echo "guest-openmpi: $*" >&2; exit 1; }
 
+# ROOT is emptied: never the machine's own root
+case "$root" in ''|/|/.|//) die "ROOT '$root' is the machine's root: give a build directory" ;; esac
 rm -rf "$root"
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
