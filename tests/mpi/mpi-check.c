@@ -102,8 +102,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		} else if (!strcmp(a, "--kernel")) {
 			o->kernel = true;
 		} else if (num) {
-			if (!v || parse_long(v, 0, num == &o->rounds ? 1000000 :
-					     num == &o->bytes ? MPI_RING_MAX_BYTES : MAX_RANKS, num)) {
+			long max = num == &o->rounds ? 1000000 :
+				   num == &o->bytes ? MPI_RING_MAX_BYTES : MAX_RANKS;
+
+			if (!v || parse_long(v, 0, max, num)) {
 				fprintf(stderr, "mpi-check: %s needs a number in range, not '%s'\n",
 					a, v ? v : "");
 				return -1;

@@ -449,3 +449,63 @@ TEST(userprof_merge_v2_full_kernel_paths)
 	ktau_profile_free(p);
 	ktau_model_free(m);
 }
+
+/* ---- atomic events (uevents.c) and their merge ---- */
+
+static const char *event_name(void *arg, uint32_t event)
+{
+	(void)arg;
+	return event == 0 ? "bytes" : NULL;
+}
+
+TEST(userprof_events_table_and_merge)
+{
+	static const struct ktau_timer_names with_events = { fixed_name, NULL, event_name };
+	struct ktau_ue_table table = { 0 };
+	struct ktau_ut_tree tree;
+	struct ktau_ut_sample *nodes;
+	struct ktau_ue_sample *samples;
+	struct ktau_model *m = ktau_model_new();
+	struct ktau_model_thread *t;
+	const struct ktau_model_event *e;
+	size_t n = 0, nr = 0;
+
+	ASSERT_NOT_NULL(m);
+	ASSERT_EQ(0, build_main_io_compute(&tree));	/* nodes: main 0, io 1, compute 2 */
+	nodes = ktau__ut_snapshot(&tree, 10001, &n);
+	ASSERT_NOT_NULL(nodes);
+	ASSERT_EQ(3, n);
+	ktau__ue_add(&table, 0, 0, 4);		/* no timer */
+	ktau__ue_add(&table, 0, 2, 10);		/* main => io */
+	ktau__ue_add(&table, 0, 2, 30);
+	ktau__ue_add(&table, 0, 99, 1);		/* a context beyond the tree: flat only */
+	ktau__ue_add(&table, 7, 1, 5);		/* an id without a name */
+	samples = ktau__ue_snapshot(&table, &nr);
+	ASSERT_NOT_NULL(samples);
+	ASSERT_EQ(4, nr);			/* (event, ctx) pairs */
+	ASSERT_EQ_U64(2, samples[1].count);
+	ASSERT_NEAR(10, samples[1].min, 0);
+	ASSERT_NEAR(30, samples[1].max, 0);
+	ASSERT_NEAR(1000, samples[1].sumsq, 0);
+	t = ktau_model_add_thread(m, 0, 0, 0, NULL);
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(0, ktau__merge_events(t, nodes, n, &with_events, samples, nr));
+	ASSERT_EQ(-EINVAL, ktau__merge_events(t, nodes, n, &with_events, NULL, 1));
+	ASSERT_EQ(4, ktau_model_event_count(t));
+	e = ktau_model_event(t, 0);
+	ASSERT_STREQ("bytes", e->name);
+	ASSERT_EQ_U64(4, e->count);
+	ASSERT_NEAR(45, e->sum, 0);
+	ASSERT_NEAR(1, e->min, 0);
+	e = ktau_model_event(t, 1);
+	ASSERT_STREQ("bytes : main => io", e->name);
+	ASSERT_EQ_U64(2, e->count);
+	ASSERT_NEAR(40, e->sum, 0);
+	ASSERT_STREQ("[unknown event]", ktau_model_event(t, 2)->name);
+	ASSERT_STREQ("[unknown event] : main", ktau_model_event(t, 3)->name);
+	free(samples);
+	free(nodes);
+	ktau__ue_free(&table);
+	ktau__ut_free(&tree);
+	ktau_model_free(m);
+}
