@@ -53,6 +53,7 @@ help:
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
 	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
+	@echo '  make bench-job a synthetic 1000-rank job through ktau-report --job: time and memory'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
 
@@ -129,6 +130,15 @@ deb-kernel:
 .PHONY: bench-programs
 bench-programs: lib
 	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
+
+# issue 19's scale goal, on the host: a synthetic 1000-rank job directory
+# (4000 profiles, 32 nodes) summarised by ktau-report --job; prints the time
+# and peak memory with the goal (under 10 s and 1 GiB), "met" or "NOT met"
+.PHONY: bench-job
+bench-job: lib tools
+	@$(MAKE) -s -C tests/unit BUILD=$(USER_BUILD) $(USER_BUILD)/tests/unit/gen-job
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+		$(USER_BUILD)/tests/unit/gen-job --bench $(USER_BUILD)/bin/ktau-report "$$dir/job"
 
 # the benchmark table: three kernels, each booted under qemu -icount (< 30 min)
 .PHONY: bench

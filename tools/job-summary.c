@@ -36,7 +36,7 @@ static const char *thread_host(const struct ktau_tau_thread *t)
 
 /* The kernel group of a kernel routine: its first group other than
  * TAU_KERNEL_MERGE (the merge's convention), else TAU_KERNEL_MERGE. */
-static int kernel_group(const struct ktau_tau_function *f, char *buf, size_t size)
+static void kernel_group(const struct ktau_tau_function *f, char *buf, size_t size)
 {
 	const char *s = f->groups;
 
@@ -47,12 +47,11 @@ static int kernel_group(const struct ktau_tau_function *f, char *buf, size_t siz
 		len = strcspn(s, " |");
 		if (len && (len != strlen(JOB_KERNEL_GROUP) || memcmp(s, JOB_KERNEL_GROUP, len))) {
 			snprintf(buf, size, "%.*s", (int)len, s);
-			return 0;
+			return;
 		}
 		s += len;
 	}
 	snprintf(buf, size, "%s", JOB_KERNEL_GROUP);
-	return 0;
 }
 
 static size_t group_index(const struct group_set *g, const char *name)
@@ -87,8 +86,8 @@ static int collect_groups(struct job_summary *s)
 	return ret;
 }
 
-static int add_thread_times(struct job_times *t, const struct ktau_tau_thread *th,
-			    const struct group_set *groups)
+static void add_thread_times(struct job_times *t, const struct ktau_tau_thread *th,
+			     const struct group_set *groups)
 {
 	char name[128];
 	size_t j;
@@ -105,7 +104,6 @@ static int add_thread_times(struct job_times *t, const struct ktau_tau_thread *t
 			t->group[group_index(groups, name)] += f->excl;
 		}
 	}
-	return 0;
 }
 
 static void times_add(struct job_times *dst, const struct job_times *src, size_t groups)

@@ -15,7 +15,10 @@
  *   orphan 400        a grandchild orphaned before it makes 400: counted
  *                     with --follow; left out (a note) without
  * and: as user nobody (its own profile: allowed), --tau's TAU file, no
- * ktau kernel, a bad option, a missing command.
+ * ktau kernel, a bad option, a missing command; and a job: three ranks
+ * under a fake launcher (OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_LOCAL_RANK,
+ * then PMI_RANK alone) writing one directory with --tau --node-profile,
+ * read back by ktau-report --job.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -30,6 +33,8 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -298,6 +303,83 @@ static void check_errors(void)
 	}
 }
 
+#define JOB_DIR "/tmp/ktau-run-job"
+#define JOB_RANKS 3
+
+/* The names in dir starting with prefix, counted. */
+static int count_names(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)) != NULL)
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
+/* Rank r of a fake job: ktau-run --tau --node-profile -o dir, the
+ * workload making 100 * (r + 1) getpid calls; local: also the
+ * node-local rank variable. 0, or -1 after a FAIL line. */
+static int job_rank(const char *check, const char *dir, int r, bool local,
+		    struct tool_result *res)
+{
+	char self[4096], rank[48], local_rank[48], calls[16];
+	char *env[] = { rank, local_rank, "KTAU_PRELOAD=/nonexistent", NULL };
+	char *argv[] = { KTAU_RUN, "--tau", "--node-profile", "-o", (char *)dir,
+			 (char *)tool_self_path(self, sizeof(self)), "--workload", "getpid",
+			 calls, NULL };
+
+	snprintf(rank, sizeof(rank), "%s=%d", local ? "OMPI_COMM_WORLD_RANK" : "PMI_RANK", r);
+	snprintf(local_rank, sizeof(local_rank), "OMPI_COMM_WORLD_LOCAL_RANK=%d", r);
+	snprintf(calls, sizeof(calls), "%d", 100 * (r + 1));
+	if (!local)
+		env[1] = env[2], env[2] = NULL;
+	return tool_run(check, argv, env, 0, res);
+}
+
+static void check_job(const char *check, const char *dir, bool local)
+{
+	char host[256], path[512], want[64], *text;
+	char *report[] = { TOOL_DIR "/ktau-report", "--job", (char *)dir, NULL };
+	struct tool_result r;
+	int rank;
+
+	gethostname(host, sizeof(host));
+	for (rank = 0; rank < JOB_RANKS; rank++) {
+		if (job_rank(check, dir, rank, local, &r))
+			return;
+		ktr_check(r.status == 0 && tool_table_calls(r.err, "getpid") == 100 * (rank + 1),
+			  check, "rank %d: exit status %d, getpid %lld (expected %d); stderr: %.400s",
+			  rank, r.status, tool_table_calls(r.err, "getpid"), 100 * (rank + 1), r.err);
+		tool_result_free(&r);
+		snprintf(path, sizeof(path), "%s/tau/profile.%d.0.0", dir, rank);
+		snprintf(want, sizeof(want), "\n\"sys_getpid()\" %d ", 100 * (rank + 1));
+		text = ktr_slurp(path, NULL);
+		ktr_check(text && strstr(text, want), check, "%s: %s; expected a line '%s...'",
+			  path, text ? "no such line" : strerror(errno), want + 1);
+		free(text);
+		snprintf(path, sizeof(path), "%s/rank.%d", dir, rank);
+		ktr_check(count_names(path, "") == 5, check, "%s holds %d names, expected . .. "
+			  "before.ktau after.ktau report.txt", path, count_names(path, ""));
+	}
+	snprintf(path, sizeof(path), "node.%s.", host);
+	ktr_check(count_names(dir, path) == (local ? 2 : 3) &&
+		  count_names(dir, "node.") == (local ? 2 : 3), check,
+		  "%s: %d node.%s.* files, %d node.*; expected start.ktar, end.ktar%s", dir,
+		  count_names(dir, path), host, count_names(dir, "node."),
+		  local ? "" : " and lock");
+	if (tool_run(check, report, NULL, 0, &r))
+		return;
+	snprintf(path, sizeof(path), "node %s between the job's start and end", host);
+	ktr_check(r.status == 0 && strstr(r.out, ": 3 ranks, 3 threads, 1 node;") &&
+		  strstr(r.out, path), check, "ktau-report --job %s: exit status %d, stdout "
+		  "%.1500s, stderr %.300s", dir, r.status, r.out, r.err);
+	tool_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const follow[] = { "--follow", NULL };
@@ -329,6 +411,8 @@ int main(int argc, char **argv)
 	check_tau();
 	check_nobody();
 	check_errors();
+	check_job("job-local-rank", JOB_DIR ".1", true);
+	check_job("job-lock-file", JOB_DIR ".2", false);
 	/* the no-follow orphan, reparented here: it must not end later, in
 	 * another test's measurement of pid 1's children */
 	while (wait(NULL) > 0 || errno == EINTR)

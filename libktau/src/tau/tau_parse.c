@@ -49,7 +49,6 @@ static int parse_value(const struct tau_parser *p, const char *s, size_t len, do
 		return -EPROTO;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	errno = 0;
 	*out = strtod_l(buf, &end, p->c_locale);
 	if (*end || !isfinite(*out) || *out < 0)
 		return -EPROTO;
