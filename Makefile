@@ -35,6 +35,8 @@ INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 help:
 	@echo 'ktau make targets:'
 	@echo '  make demo      deps, kernel, tools; boot QEMU, profile a workload, print the report'
+	@echo '  make demo-mpi  the same for a 4-rank Open MPI job (mpi-ring under libktau-mpi):'
+	@echo '                 the job report, and ktau-demo-mpi/tau/ for ParaProf'
 	@echo '  make check     every test; the last line is "N passed, N failed"'
 	@echo '  make deps      install the Debian packages needed (sudo when not root)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
@@ -144,7 +146,11 @@ bench-job: lib tools
 bench: deps
 	@BUILD=$(BUILD) scripts/bench.sh
 
+# Open MPI's runtime for the guest's MPI test, when the host has it
+# (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
 initramfs: user
+	@echo '==> copying Open MPI into the guest root'
+	@scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD) || [ $$? -eq 3 ]
 	@echo '==> packing the guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \
@@ -155,6 +161,11 @@ boot: kernel initramfs
 
 demo: deps kernel initramfs
 	@scripts/demo.sh
+
+# an MPI job in the guest: needs Open MPI on the host (make deps installs it)
+.PHONY: demo-mpi
+demo-mpi: deps kernel initramfs
+	@scripts/demo-mpi.sh
 
 check: deps
 	@scripts/check.sh

@@ -20,7 +20,8 @@ set -eu
 # reads the archive back; the core build never needs them.
 # MPI: Open MPI (openmpi-bin, libopenmpi-dev; gfortran for its Fortran
 # bindings' test) for the optional libktau-mpi and its tests (tests/mpi/);
-# the core build never needs it.
+# the core build never needs it. make initramfs copies Open MPI's runtime
+# into the test guest (scripts/guest-openmpi.sh).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12

@@ -802,18 +802,33 @@ int ktr_load(const char *path, int once, struct ktr_profile *p, const char *chec
 	return 0;
 }
 
-void ktr_info(const char *what, const char *fmt, ...)
+static void vnote(const char *kind, const char *what, const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	for (char *c = msg; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
-	printf("INFO: %s/%s: %s\n", ktr_test, what, msg);
+	printf("%s: %s/%s: %s\n", kind, ktr_test, what, msg);
+}
+
+void ktr_info(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote("INFO", what, fmt, ap);
+	va_end(ap);
+}
+
+void ktr_skip(const char *check, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote("SKIP", check, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- additions for the softirq/irq/fault/sched/control tests ---- */

@@ -141,6 +141,10 @@ int ktr_exit(void);
 /* An informational line (not a check): "INFO: <test>/<what>: ...". */
 void ktr_info(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A check that could not run here (an optional part missing from the
+ * guest): "SKIP: <test>/<check>: why", neither passed nor failed. */
+void ktr_skip(const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* ---- additions for the softirq/irq/fault/sched/control tests ---- */
 

@@ -2,6 +2,7 @@
 # Runs every guest test (t_* next to this script) and relays its lines:
 #   PASS: <test>/<check>
 #   FAIL: <test>/<check>: <reason>
+#   SKIP: <test>/<check>: <why>   (could not run here; not counted)
 #   INFO: ...            (not a check)
 # A test that exits non-zero without a FAIL line, prints no result line, or
 # runs longer than TEST_TIMEOUT seconds gets a FAIL line of its own.
@@ -42,6 +43,7 @@ for t in $tests; do
 	cat "$out"
 	np=$(grep -c '^PASS: ' "$out")
 	nf=$(grep -c '^FAIL: ' "$out")
+	ns=$(grep -c '^SKIP: ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
 		if [ "$rc" -ge 124 ] && [ "$rc" -le 143 ] && [ "$rc" -ne 134 ] && [ "$rc" -ne 139 ]; then
 			why="killed or timed out after ${TEST_TIMEOUT}s? (exit status $rc)"
@@ -50,8 +52,8 @@ for t in $tests; do
 		fi
 		echo "FAIL: $name/exit: $why"
 		nf=$((nf + 1))
-	elif [ $((np + nf)) -eq 0 ]; then
-		echo "FAIL: $name/output: no PASS/FAIL line (exit status $rc)"
+	elif [ $((np + nf + ns)) -eq 0 ]; then
+		echo "FAIL: $name/output: no PASS/FAIL/SKIP line (exit status $rc)"
 		nf=1
 	fi
 	pass=$((pass + np))

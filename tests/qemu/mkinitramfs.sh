@@ -13,7 +13,9 @@
 # Environment:
 #   BUSYBOX  static busybox to install (default /bin/busybox)
 #   DEMO     script installed as /demo.sh (default BUILD/demo.sh, if present)
-#   EXTRA    directory copied verbatim over the root (default BUILD/rootfs-extra)
+#   EXTRA    directories copied verbatim over the root, blank-separated, in
+#            order; missing ones are skipped (default BUILD/rootfs-extra and
+#            BUILD/rootfs-mpi, the Open MPI runtime of scripts/guest-openmpi.sh)
 #   KMOD     kernel modules (.ko) for the guest tests, installed in /guest;
 #            they must be built against the kernel that boots
 set -euo pipefail
@@ -29,7 +31,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 DEMO=${DEMO:-$BUILD/demo.sh}
-EXTRA=${EXTRA:-$BUILD/rootfs-extra}
+EXTRA=${EXTRA:-$BUILD/rootfs-extra $BUILD/rootfs-mpi}
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 warn() { echo "mkinitramfs: warning: $*" >&2; }
@@ -102,7 +104,9 @@ done
 [ -f guest/t_setuid ] && install -m 4755 guest/t_setuid guest/setuid_helper
 [ -f guest/run-all.sh ] || install -m 755 "$repo/tests/guest/run-all.sh" guest/run-all.sh
 [ -f "$DEMO" ] && install -m 755 "$DEMO" demo.sh
-[ -d "$EXTRA" ] && cp -a "$EXTRA"/. .
+for extra in $EXTRA; do
+	[ -d "$extra" ] && cp -a "$extra"/. .
+done
 
 mkdir -p "$(dirname "$OUT")"
 out_abs=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")
