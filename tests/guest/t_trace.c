@@ -15,7 +15,10 @@
  * - a full buffer counts what it drops, in the chunks and the control
  *   file alike, and keeps what it holds intact;
  * - trace alone, with profiling stopped: events, no profile counts;
- * - poll(): no POLLIN while nothing is pending, POLLIN once it is.
+ * - poll(): no POLLIN while nothing is pending, POLLIN once it is;
+ * - atomic events: a child's 10 reads of 16 bytes give 10 read_bytes
+ *   values of 16, each just before its read's EXIT, while the event group
+ *   is enabled, and none while it is disabled.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,13 +41,14 @@
 
 #define TRACE_FILE "/proc/ktau/trace"
 
-enum { ENTRY = 1, EXIT, TASK, EXEC, TASK_EXIT, CONTEXT };
+enum { ENTRY = 1, EXIT, TASK, EXEC, TASK_EXIT, CONTEXT, ATOMIC };
 
 struct ev {
 	uint64_t tsc;
 	size_t seq;		/* order in the stream: ties keep it */
 	unsigned int cpu, type;
 	uint32_t tid, data;
+	uint64_t value;		/* ATOMIC */
 	char comm[17];
 };
 
@@ -128,17 +132,23 @@ static void parse_chunks(struct trace *t, const unsigned char *p, size_t len)
 			e->type = p[7];
 			e->tid = le32(p + 8);
 			e->data = le32(p + 12);
-			if (e->type < ENTRY || e->type > CONTEXT)
+			if (e->type < ENTRY || e->type > ATOMIC)
 				bad(t, "an event of an unknown type");
-			if (e->type == TASK || e->type == EXEC) {
+			if (e->type == TASK || e->type == EXEC || e->type == ATOMIC) {
 				if (i + 1 == count) {
-					bad(t, "a TASK or EXEC event split across chunks");
+					bad(t, "a two-unit event split across chunks");
 					return;
 				}
 				p += 16;
 				len -= 16;
 				i++;
-				memcpy(e->comm, p, 16);
+				if (e->type == ATOMIC) {
+					e->value = le64(p);
+					if (le64(p + 8))
+						bad(t, "an ATOMIC event whose reserved word is not 0");
+				} else {
+					memcpy(e->comm, p, 16);
+				}
 			}
 			t->n++;
 		}
@@ -148,7 +158,7 @@ static void parse_chunks(struct trace *t, const unsigned char *p, size_t len)
 /* The stream header: magic, sizes, the clock of the profiles. */
 static int check_header(const unsigned char *h, uint64_t tsc_khz, const char *check)
 {
-	return ktr_check(!memcmp(h, "KTAUTRC1", 8) && le32(h + 8) == 1 && le32(h + 12) == 64 &&
+	return ktr_check(!memcmp(h, "KTAUTRC1", 8) && le32(h + 8) == 2 && le32(h + 12) == 64 &&
 			 le32(h + 16) == 16 && le32(h + 20) >= 1 && le64(h + 24) == tsc_khz &&
 			 le64(h + 40) > 0 && le64(h + 48) > 0, check,
 			 "magic %.8s version %u header %u unit %u cpus %u tsc_khz %" PRIu64
@@ -550,6 +560,28 @@ static pid_t start_caller(struct caller *c, long calls, int blocks, int pin)
 	return c->pid;
 }
 
+/* A child that reads 16 bytes of /dev/zero @reads times once told to. */
+static pid_t start_reader(struct caller *c, int reads)
+{
+	if (pipe(c->go))
+		return -1;
+	c->pid = fork();
+	if (!c->pid) {
+		char x, b16[16];
+		int z = open("/dev/zero", O_RDONLY);
+
+		close(c->go[1]);
+		if (z < 0 || read(c->go[0], &x, 1) != 1)
+			_exit(3);
+		for (int i = 0; i < reads; i++)
+			if (read(z, b16, sizeof(b16)) != sizeof(b16))
+				_exit(4);
+		_exit(0);
+	}
+	close(c->go[0]);
+	return c->pid;
+}
+
 static int mark_and_go(struct caller *c)
 {
 	char cmd[64];
@@ -889,6 +921,76 @@ static void check_event_group_off(void)
 		  before, after);
 }
 
+#define READS 10
+
+/*
+ * The reader child traced with the event group @enabled: its reads'
+ * read_bytes values (the byte it is told to go with, then READS of 16),
+ * each followed by its read's EXIT.  Returns the ATOMIC events found
+ * (SIZE_MAX: setup failed); *@sum: their values' sum; *@before_exit: how
+ * many the child's next event (TSC order) is an EXIT of read.
+ */
+static size_t traced_reads(uint32_t rd, uint32_t read_bytes, int enabled, size_t *exits,
+			   size_t *before_exit, size_t *wrong, uint64_t *sum)
+{
+	struct trace t = { 0 };
+	struct caller c;
+	unsigned char h[64];
+	size_t n, atomics = 0;
+	struct ev *e;
+	int fd;
+
+	*exits = *before_exit = *wrong = 0;
+	*sum = 0;
+	fd = open(TRACE_FILE, O_RDONLY);
+	if (fd < 0 || ktr_ctl(enabled ? "enable event" : "disable event") ||
+	    start_reader(&c, READS) < 0 || mark_and_go(&c)) {
+		if (fd >= 0)
+			close(fd);
+		return SIZE_MAX;
+	}
+	waitpid(c.pid, NULL, 0);
+	drain(fd, 1 << 20, &t, h);
+	close(fd);
+	ktr_ctl("trace off");
+	ktr_ctl("trace all");
+	ktr_ctl("enable event");
+	e = thread_events(&t, c.pid, &n);
+	for (size_t i = 0; e && i < n; i++) {
+		*exits += e[i].type == EXIT && e[i].data == rd;
+		if (e[i].type != ATOMIC)
+			continue;
+		atomics++;
+		*sum += e[i].value;
+		*wrong += e[i].data != read_bytes || (e[i].value != 16 && e[i].value != 1);
+		*before_exit += i + 1 < n && e[i + 1].type == EXIT && e[i + 1].data == rd;
+	}
+	if (t.bad)
+		(*wrong)++;
+	free(e);
+	free(t.ev);
+	return atomics;
+}
+
+static void check_atomic(const struct ktr_fmap *fm)
+{
+	const uint32_t rd = fid_of(fm, "read"), read_bytes = fid_of(fm, "read_bytes");
+	size_t atomics, exits, before_exit, wrong;
+	uint64_t sum;
+
+	atomics = traced_reads(rd, read_bytes, 1, &exits, &before_exit, &wrong, &sum);
+	ktr_check(atomics == READS + 1 && exits == READS + 1 && before_exit == READS + 1 &&
+		  sum == 16 * READS + 1 && !wrong, "atomic-traced",
+		  "a read of the go byte and %d of 16 bytes traced: %zu ATOMIC events summing to "
+		  "%" PRIu64 " (%zu not read_bytes of 1 or 16, or a bad stream), %zu read EXITs, "
+		  "%zu ATOMICs right before their read's EXIT; expected %d of each, summing to %d",
+		  READS, atomics, sum, wrong, exits, before_exit, READS + 1, 16 * READS + 1);
+	atomics = traced_reads(rd, read_bytes, 0, &exits, &before_exit, &wrong, &sum);
+	ktr_check(atomics == 0 && exits == READS + 1 && !wrong, "atomic-group-off",
+		  "the event group disabled: %zu ATOMIC events, %zu read EXITs; expected 0 and %d",
+		  atomics, exits, READS + 1);
+}
+
 int main(void)
 {
 	struct ktr_fmap fm = { 0 };
@@ -923,6 +1025,7 @@ int main(void)
 	check_poll();
 	check_all_drain_ends();
 	check_event_group_off();
+	check_atomic(&fm);
 	ktr_fmap_free(&fm);
 	return ktr_exit();
 }

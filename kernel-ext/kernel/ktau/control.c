@@ -31,6 +31,8 @@ static DEFINE_MUTEX(ktau_control_lock);
 static bool ktau_running;
 static unsigned long ktau_enabled_groups;
 unsigned long ktau_profiled_groups __read_mostly;
+bool ktau_trace_events __read_mostly;
+bool ktau_events_on __read_mostly;
 
 /*
  * Start a new control generation for @groups.  The static keys have
@@ -101,6 +103,10 @@ static unsigned long ktau_apply_state(void)
 	ktau_fast_set(profiled & ktau_profiled_groups,
 		      keyed | ktau_keyed_groups());
 	WRITE_ONCE(ktau_profiled_groups, profiled);
+	WRITE_ONCE(ktau_trace_events, READ_ONCE(ktau_tracing) &&
+		   (ktau_enabled_groups & BIT(KTAU_GROUP_EVENT)));
+	WRITE_ONCE(ktau_events_on, ktau_trace_events ||
+		   (profiled & BIT(KTAU_GROUP_EVENT)));
 	for (g = 0; g < KTAU_NR_GROUPS; g++) {
 		bool want = keyed & BIT(g);
 

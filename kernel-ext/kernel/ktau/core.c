@@ -916,12 +916,35 @@ static unsigned int ktau_syscall_bytes(struct task_struct *tsk, u64 key,
 }
 
 /*
- * ktau_syscall_exit()'s events, after its inline path recorded the call;
- * the event group's key may be on for the trace alone.
+ * The bytes a read() or write() of record key @key moved, as of its exit
+ * at @now: counted while the event group is profiled (its handler
+ * called), traced while it is enabled.  Interrupts are off.
+ */
+static void ktau_syscall_bytes_record(struct task_struct *tsk, u64 key,
+				      long ret, u64 now)
+{
+	unsigned int fid;
+
+	if (ret < 0)
+		return;
+	if (ktau_group_profiled(KTAU_GROUP_EVENT)) {
+		fid = ktau_syscall_bytes(tsk, key, ret);
+		ktau_handlers(fid, KTAU_HANDLER_EVENT, ret);
+	}
+	if (READ_ONCE(ktau_trace_events))
+		ktau_trace_atomic(KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
+						  KTAU_SP_READ_BYTES :
+						  KTAU_SP_WRITE_BYTES), ret, now);
+}
+
+/*
+ * ktau_syscall_exit()'s events, after its inline path recorded the call:
+ * the inline timers run only while nothing is traced, so the event
+ * group's key is on only while the group is profiled.
  */
 void __ktau_syscall_bytes(u64 key, long ret)
 {
-	if (ret >= 0 && ktau_group_profiled(KTAU_GROUP_EVENT))
+	if (ret >= 0)
 		ktau_syscall_bytes(current, key, ret);
 }
 
@@ -946,12 +969,17 @@ static void ktau_check_hints(const struct ktau_table *t)
  * A system call's exit while only the trace records system calls: its
  * entry left the call's id in root_key, as no frame was opened.
  */
-static void ktau_syscall_exit_traced(struct ktau_task *kt, u64 now)
+static void ktau_syscall_exit_traced(struct ktau_task *kt, long ret, u64 now)
 {
 	unsigned int fid = ktau_key_fid(kt->root_key);
 
-	if ((u16)kt->root_key)
+	if ((u16)kt->root_key) {
+		if (ktau_key_moves_bytes(kt->root_key) &&
+		    READ_ONCE(ktau_events_on))
+			ktau_syscall_bytes_record(current, kt->root_key, ret,
+						  now);
 		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
+	}
 	kt->root_key = 0;
 }
 
@@ -971,7 +999,7 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 	u64 key, incl;
 
 	if (unlikely(!ktau_syscalls_profiled())) {
-		ktau_syscall_exit_traced(kt, now);
+		ktau_syscall_exit_traced(kt, regs_return_value(regs), now);
 		return;
 	}
 	ktau_stack_check(kt);
@@ -984,14 +1012,8 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 		return;
 	}
 	kt->depth = 0;
-	/* the event group's key may be on for the trace alone */
-	if (ktau_key_moves_bytes(key) && ktau_group_profiled(KTAU_GROUP_EVENT) &&
-	    (long)regs_return_value(regs) >= 0) {
-		long ret = regs_return_value(regs);
-
-		ktau_handlers(ktau_syscall_bytes(tsk, key, ret),
-			      KTAU_HANDLER_EVENT, ret);
-	}
+	if (ktau_key_moves_bytes(key) && READ_ONCE(ktau_events_on))
+		ktau_syscall_bytes_record(tsk, key, regs_return_value(regs), now);
 	incl = ktau_elapsed(kt->stack[0].start, now);
 	/* ktau_record() hints the record: the next exit takes the inline path */
 	if (ktau_record(tsk, 0, incl, ktau_excl(incl, kt->stack[0].child)))
@@ -999,15 +1021,23 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 	ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);
 }
 
-/* The traced exit's event through the general writer, then its bytes. */
+/*
+ * The traced exit of a call recorded through its hint, through the
+ * general writer: its bytes first (a read or write, events on), then its
+ * EXIT.
+ */
 static noinline void ktau_syscall_exit_trace_slow(struct pt_regs *regs,
 						  u64 now)
 {
-	struct ktau_task *kt = ktau_current();
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
 
-	ktau_trace_put_slow(kt, now, KTAU_TRACE_EXIT, ktau_key_fid(kt->root_key));
-	if (ktau_key_moves_bytes(kt->root_key))
-		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
+	if (ktau_key_moves_bytes(kt->root_key) && READ_ONCE(ktau_events_on))
+		ktau_syscall_bytes_record(tsk, kt->root_key,
+					  regs_return_value(regs), now);
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_trace_put_slow(kt, now, KTAU_TRACE_EXIT,
+				    ktau_key_fid(kt->root_key));
 }
 
 /*
@@ -1025,15 +1055,12 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 		ktau_syscall_exit_general(regs, now);
 		return;
 	}
-	if (static_branch_unlikely(&ktau_trace_key) &&
-	    unlikely(!ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
-					  ktau_key_fid(kt->root_key), now))) {
+	if (unlikely((ktau_key_moves_bytes(kt->root_key) &&
+		      READ_ONCE(ktau_events_on)) ||
+		     (static_branch_unlikely(&ktau_trace_key) &&
+		      !ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
+					   ktau_key_fid(kt->root_key), now))))
 		ktau_syscall_exit_trace_slow(regs, now);
-		return;
-	}
-	if (ktau_key_moves_bytes(kt->root_key) &&
-	    ktau_group_profiled(KTAU_GROUP_EVENT))
-		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
 }
 
 /* ---- run-time ids ---------------------------------------------------- */
@@ -1116,8 +1143,8 @@ void __ktau_event(int fid, u64 value)
 {
 	unsigned long flags;
 
-	/* the key may be on for the trace alone, which takes no events */
-	if (unlikely(!ktau_group_profiled(KTAU_GROUP_EVENT)))
+	/* the key is on while tracing: events are profiled, traced or not */
+	if (unlikely(!READ_ONCE(ktau_events_on)))
 		return;
 	if (unlikely(fid < 0 || fid >= ktau_nr_fids())) {
 		ktau_count_dropped();
@@ -1126,8 +1153,13 @@ void __ktau_event(int fid, u64 value)
 	if (unlikely(!ktau_may_record()))
 		return;
 	local_irq_save(flags);
-	ktau_account_event(current, ktau_event_ctx_key(current), fid, value);
-	ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
+	if (ktau_group_profiled(KTAU_GROUP_EVENT)) {
+		ktau_account_event(current, ktau_event_ctx_key(current), fid,
+				   value);
+		ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
+	}
+	if (READ_ONCE(ktau_trace_events))
+		ktau_trace_atomic(fid, value, ktau_arch_now());
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__ktau_event);

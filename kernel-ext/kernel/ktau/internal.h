@@ -312,6 +312,14 @@ struct seq_file;
 
 extern bool ktau_tracing;
 
+/*
+ * Atomic events are traced while the event group is enabled, recording
+ * started or not (ktau_trace_events); ktau_events_on: they are profiled
+ * or traced (control.c).
+ */
+extern bool ktau_trace_events;
+extern bool ktau_events_on;
+
 static inline bool ktau_trace_on(void)
 {
 	/* Pairs with smp_store_release() when tracing starts: rings first. */

@@ -39,7 +39,7 @@
 #include "trace.h"
 
 #define KTAU_TRACE_MAGIC	"KTAUTRC1"
-#define KTAU_TRACE_VERSION	1
+#define KTAU_TRACE_VERSION	2
 #define KTAU_TRACE_CHUNK_MAGIC	0x544b
 #define KTAU_TRACE_KIND_KERNEL	1
 #define KTAU_TRACE_TSC_MASK	(BIT_ULL(56) - 1)
@@ -161,15 +161,16 @@ static void ktau_trace_fast_room(struct ktau_trace_cpu *c, u64 head, u64 tail)
 }
 
 /*
- * Append an event of @units units (a second one: @comm) to this CPU's
+ * Append an event of @units units (a second one: the 16 bytes at
+ * @second, a TASK's or EXEC's comm, an ATOMIC's value) to this CPU's
  * ring.  Interrupts are off.
  */
 static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
-			   const char *comm)
+			   const void *second)
 {
 	struct ktau_trace_cpu *c = this_cpu_ptr(&ktau_trace_cpus);
 	struct ktau_trace_unit *ring = READ_ONCE(c->ring), *u;
-	unsigned int units = comm ? 2 : 1;
+	unsigned int units = second ? 2 : 1;
 	u64 head = c->head, tail;
 
 	lockdep_assert_irqs_disabled();
@@ -187,8 +188,8 @@ static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
 	u->stamp = (tsc & KTAU_TRACE_TSC_MASK) | (u64)type << 56;
 	u->tid = current->pid;
 	u->data = data;
-	if (comm)
-		memcpy(&ring[(head + 1) & c->mask], comm, sizeof(*u));
+	if (second)
+		memcpy(&ring[(head + 1) & c->mask], second, sizeof(*u));
 	/* Pairs with smp_load_acquire() of head by the reader. */
 	smp_store_release(&c->head, head + units);
 	ktau_trace_fast_room(c, head + units, tail);
@@ -231,6 +232,23 @@ void ktau_trace_put_slow(struct ktau_task *kt, u64 tsc, unsigned int type,
 	if (announce)
 		ktau_trace_put_comm(tsc, KTAU_TRACE_TASK);
 	ktau_trace_put(tsc, type, data, NULL);
+}
+
+/*
+ * A value of atomic event @fid on current at @tsc (a system call's bytes:
+ * its exit's, before the EXIT).  Interrupts are off.
+ */
+void ktau_trace_atomic(unsigned int fid, u64 value, u64 tsc)
+{
+	struct ktau_task *kt = ktau_current();
+	u64 second[2] = { value, 0 };
+	bool announce;
+
+	if (!ktau_trace_wanted(kt, &announce))
+		return;
+	if (announce)
+		ktau_trace_put_comm(tsc, KTAU_TRACE_TASK);
+	ktau_trace_put(tsc, KTAU_TRACE_ATOMIC, fid, second);
 }
 
 /* ktau_trace_syscall_open()'s general case.  Interrupts are off. */
@@ -508,7 +526,8 @@ static u64 ktau_trace_whole_events(const struct ktau_trace_cpu *c, u64 tail,
 	while (k < n) {
 		u8 type = c->ring[(tail + k) & c->mask].stamp >> 56;
 
-		k += type == KTAU_TRACE_TASK || type == KTAU_TRACE_EXEC ? 2 : 1;
+		k += type == KTAU_TRACE_TASK || type == KTAU_TRACE_EXEC ||
+		     type == KTAU_TRACE_ATOMIC ? 2 : 1;
 	}
 	return k > n ? n - 1 : n;
 }

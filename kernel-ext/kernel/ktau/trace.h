@@ -19,6 +19,7 @@ enum ktau_trace_type {
 	KTAU_TRACE_EXEC,
 	KTAU_TRACE_TASK_EXIT,
 	KTAU_TRACE_CONTEXT,
+	KTAU_TRACE_ATOMIC,
 };
 
 struct ktau_trace_unit {
@@ -59,6 +60,7 @@ extern struct ktau_trace_match ktau_trace_match;
 void ktau_trace_put_slow(struct ktau_task *kt, u64 tsc, unsigned int type,
 			 u32 data);
 long ktau_trace_syscall_open_slow(const struct pt_regs *regs, long nr);
+void ktau_trace_atomic(unsigned int fid, u64 value, u64 tsc);
 
 /*
  * The common event: one unit, from a task whose tag matches, at wp,
