@@ -75,7 +75,8 @@ static const char usage_text[] =
 "                    DIR is " DEFAULT_OUTDIR ". And run COMMAND with the user-level\n"
 "                    profiler, libktau-prof, preloaded (LD_PRELOAD of\n"
 "                    $KTAU_PRELOAD, else libktau-prof.so.1 in ../lib or\n"
-"                    ../lib/" KTAU_MULTIARCH " next to ktau-run, when present):\n"
+"                    ../lib/" KTAU_MULTIARCH " next to ktau-run, when present;\n"
+"                    under an MPI launcher also libktau-mpi.so.1 beside it):\n"
 "                    each thread's user routines with the kernel time they\n"
 "                    caused under them, one TAU file per thread, in\n"
 "                    DIR/tau-user ($KTAU_PROFILE_DIR when set)\n"
@@ -429,20 +430,25 @@ static int save_all(const struct options *o, const struct report *r,
 static const char *const prof_lib_dirs[] = { "../lib", "../lib/" KTAU_MULTIARCH };
 #define PROF_LIB "libktau-prof.so.1"
 #define READER_LIB "libktau.so.1"
+#define MPI_LIB "libktau-mpi.so.1"
 
 /*
  * The user-level profiler for the command (--tau): libktau-prof is
  * preloaded ($KTAU_PRELOAD, else found next to this program) and writes
  * each thread's user routines, with the kernel time they caused under
- * them, into DIR/tau-user (or $KTAU_PROFILE_DIR when set). Programs linked
- * with libktau-prof write there too. Runs in the child, between fork and
- * exec.
+ * them, into DIR/tau-user (or $KTAU_PROFILE_DIR when set). Under an MPI
+ * launcher, libktau-mpi beside it is preloaded too, so the rank's MPI
+ * routines are its timers. Programs linked with libktau-prof write there
+ * too. Runs in the child, between fork and exec.
  */
 static void setup_user_profiler(void *arg)
 {
 	const struct options *o = arg;
 	const char *lib = getenv("KTAU_PRELOAD"), *old = getenv("LD_PRELOAD");
-	char own[PATH_MAX], dir[PATH_MAX + 64], reader[PATH_MAX + 64], *preload, *slash;
+	char own[PATH_MAX], dir[PATH_MAX + 64], reader[PATH_MAX + 64], mpi[PATH_MAX + 64];
+	char *preload, *slash;
+	bool found = false;
+	unsigned int rank;
 	size_t i;
 	ssize_t n;
 
@@ -451,6 +457,7 @@ static void setup_user_profiler(void *arg)
 		setenv("KTAU_PROFILE_DIR", dir, 1);
 	}
 	if (!lib) {
+		found = true;
 		n = readlink("/proc/self/exe", own, sizeof(own) - 1);
 		if (n <= 0)
 			return;
@@ -477,8 +484,15 @@ static void setup_user_profiler(void *arg)
 			 READER_LIB);
 	if (!slash || access(reader, R_OK))
 		reader[0] = '\0';
-	if (asprintf(&preload, "%s%s%s%s%s", reader, reader[0] ? ":" : "", lib,
-		     old && *old ? ":" : "", old && *old ? old : "") < 0)
+	/* the MPI wrappers need libktau-prof, loaded before them */
+	mpi[0] = '\0';
+	if (found && slash && !ktau_launcher_rank(&rank, NULL)) {
+		snprintf(mpi, sizeof(mpi), "%.*s" MPI_LIB, (int)(slash + 1 - reader), reader);
+		if (access(mpi, R_OK))
+			mpi[0] = '\0';
+	}
+	if (asprintf(&preload, "%s%s%s%s%s%s%s", reader, reader[0] ? ":" : "", lib,
+		     mpi[0] ? ":" : "", mpi, old && *old ? ":" : "", old && *old ? old : "") < 0)
 		return;
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);

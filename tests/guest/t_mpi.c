@@ -567,26 +567,27 @@ static void check_kernel_profiles(const struct job *j)
 	ktr_check(!*why, check, "%s", why);
 }
 
-/* libktau-prof preloaded by ktau-run --tau, in tau-user/: one
- * ".TAU application" per rank with the kernel routines of its run under it. */
+/* libktau-prof preloaded by ktau-run --tau, in tau-user/, and libktau-mpi
+ * with it under the launcher: one ".TAU application" and one MPI_Init()
+ * per rank, the kernel routines of the run under the MPI routines. */
 static void check_application_timer(const struct job *j)
 {
 	char check[64], why[512] = "";
 
-	check_name(j, "kernel_under_application", check, sizeof(check));
+	check_name(j, "application_and_mpi_timers", check, sizeof(check));
 	for (int r = 0; r < NRANKS; r++) {
 		const struct tau_profile *p = &j->ranks[r];
 		const struct tau_entry *app = tau_find(p, ".TAU application");
-		const struct tau_entry *openat = tau_find(p, ".TAU application => sys_openat()");
+		const struct tau_entry *init = tau_find(p, "MPI_Init()");
 
-		if (!app || app->calls != 1 || !openat || !openat->calls ||
-		    openat->incl > app->incl + 1e-6)
-			appendf(why, sizeof(why), " rank %d: .TAU application %llu calls, under it"
-				" sys_openat() %llu calls;", r,
+		if (!app || app->calls != 1 || !init || init->calls != 1)
+			appendf(why, sizeof(why), " rank %d: .TAU application %llu calls,"
+				" MPI_Init() %llu calls;", r,
 				app ? (unsigned long long)app->calls : 0ULL,
-				openat ? (unsigned long long)openat->calls : 0ULL);
+				init ? (unsigned long long)init->calls : 0ULL);
 	}
 	ktr_check(!*why, check, "%s", why);
+	check_kernel_under_mpi(j);
 }
 
 /* A non-empty file at dir/name, or a reason appended to why. */
