@@ -349,7 +349,8 @@ static int slice_is(const struct ktau_trace_thread *th, size_t i, const char *na
 	return 1;
 }
 
-static struct ktau_trace_timeline *sample_timeline(int from_file)
+/* The timeline of the stream gen() makes, read from a file or a stream. */
+static struct ktau_trace_timeline *gen_timeline(void (*gen)(struct tgen *), int from_file)
 {
 	struct tgen g = { 0 };
 	struct ktau_trace_timeline *tl = NULL;
@@ -357,7 +358,7 @@ static struct ktau_trace_timeline *sample_timeline(int from_file)
 	char *path = NULL;
 	FILE *f = NULL;
 
-	tg_sample(&g);
+	gen(&g);
 	if (from_file) {
 		path = gen_file(&g);
 		t = path ? open_path(path) : NULL;
@@ -373,6 +374,11 @@ static struct ktau_trace_timeline *sample_timeline(int from_file)
 	drop_file(path);
 	tg_free(&g);
 	return tl;
+}
+
+static struct ktau_trace_timeline *sample_timeline(int from_file)
+{
+	return gen_timeline(tg_sample, from_file);
 }
 
 TEST(trace_timeline_merges_cpus_and_user_into_one_nesting)
@@ -892,28 +898,7 @@ static int atomic_is(const struct ktau_trace_thread *th, size_t i, uint64_t tsc,
 
 static struct ktau_trace_timeline *atomic_timeline(int from_file)
 {
-	struct tgen g = { 0 };
-	struct ktau_trace_timeline *tl = NULL;
-	struct ktau_trace *t;
-	char *path = NULL;
-	FILE *f = NULL;
-
-	tg_sample_atomic(&g);
-	if (from_file) {
-		path = gen_file(&g);
-		t = path ? open_path(path) : NULL;
-	} else {
-		f = tg_stream(&g);
-		t = f ? open_stream(f) : NULL;
-	}
-	if (t)
-		tl = ktau_trace_timeline(t, test_err());
-	ktau_trace_close(t);
-	if (f)
-		fclose(f);
-	drop_file(path);
-	tg_free(&g);
-	return tl;
+	return gen_timeline(tg_sample_atomic, from_file);
 }
 
 TEST(trace_timeline_atomic_events_per_thread_in_time_order)

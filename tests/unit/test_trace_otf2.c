@@ -112,6 +112,23 @@ static void otf2_case_free(struct otf2_case *c)
 
 #ifdef KTAU_HAVE_OTF2
 
+/* ktau-export -f otf2 c's trace into c's directory, with success and no
+ * message; the anchor file's path into anchor. 0 or -1. */
+static int otf2_export_ok(const struct otf2_case *c, char *anchor, size_t size)
+{
+	struct run_result r;
+	int ok;
+
+	if (export_otf2(c->trace, c->dir, &r))
+		return -1;
+	ok = r.status == 0 && !strcmp(r.err, "");
+	if (!ok)
+		fprintf(stderr, "ktau-export: status %d: %s\n", r.status, r.err);
+	run_result_free(&r);
+	snprintf(anchor, size, "%s/traces.otf2", c->dir);
+	return ok ? 0 : -1;
+}
+
 /* What otf2-print says of one location's events. */
 struct otf2_location {
 	unsigned int enter, leave;
@@ -172,11 +189,7 @@ TEST(export_otf2_read_back_by_otf2_print)
 	if (!have_program("otf2-print"))
 		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
 	ASSERT_EQ(0, otf2_case_init(&c));
-	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
-	ASSERT_EQ(0, r.status);
-	ASSERT_STREQ("", r.err);
-	run_result_free(&r);
-	snprintf(anchor, sizeof(anchor), "%s/traces.otf2", c.dir);
+	ASSERT_EQ(0, otf2_export_ok(&c, anchor, sizeof(anchor)));
 
 	/* the definitions */
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
@@ -285,11 +298,7 @@ TEST(export_otf2_atomic_events_as_metrics)
 	tg_sample_atomic(&g);
 	ASSERT_EQ(0, tg_write(&g, c.trace));
 	tg_free(&g);
-	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
-	ASSERT_EQ(0, r.status);
-	ASSERT_STREQ("", r.err);
-	run_result_free(&r);
-	snprintf(anchor, sizeof(anchor), "%s/traces.otf2", c.dir);
+	ASSERT_EQ(0, otf2_export_ok(&c, anchor, sizeof(anchor)));
 
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
 	ASSERT_EQ(0, r.status);
