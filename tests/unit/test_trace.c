@@ -59,6 +59,23 @@ static struct ktau_trace *open_stream(FILE *f)
 	return ktau_trace_open(&lo, test_err());
 }
 
+/* The stream gen() makes, opened from a temporary file (gone once open). */
+static struct ktau_trace *gen_open_file(void (*gen)(struct tgen *))
+{
+	struct tgen g = { 0 };
+	struct ktau_trace *t;
+	char *path;
+
+	gen(&g);
+	path = gen_file(&g);
+	tg_free(&g);
+	if (!path)
+		return NULL;
+	t = open_path(path);
+	drop_file(path);
+	return t;
+}
+
 /* Reads every event; the count, or -errno of the failure (error in last_err()). */
 static long count_events(struct ktau_trace *t)
 {
@@ -73,18 +90,11 @@ static long count_events(struct ktau_trace *t)
 
 TEST(trace_header_and_events_in_stream_order)
 {
-	struct tgen g = { 0 };
 	const struct ktau_trace_event *ev;
 	struct ktau_trace *t;
 	uint64_t tsc, rt, mono;
-	char *path;
 
-	tg_sample(&g);
-	path = gen_file(&g);
-	tg_free(&g);
-	ASSERT_NOT_NULL(path);
-	t = open_path(path);
-	drop_file(path);
+	t = gen_open_file(tg_sample);
 	ASSERT_NOT_NULL(t);
 	ASSERT_EQ(1, ktau_trace_version(t));
 	ASSERT_EQ(2, ktau_trace_nr_cpus(t));
@@ -796,20 +806,13 @@ TEST(trace_atomic_events_read_back_in_stream_order)
 		{ KTAU_TRACE_ATOMIC, 30, 100, 480, 100, 0 },
 		{ KTAU_TRACE_EXIT, 30, 100, 0, 0, 0 },
 	};
-	struct tgen g = { 0 };
 	const struct ktau_trace_event *ev;
 	struct ktau_trace *t;
 	size_t i;
-	char *path;
 
 	ASSERT_EQ(7, KTAU_TRACE_ATOMIC);
 	ASSERT_EQ(2, KTAU_TRACE_FORMAT_VERSION);
-	tg_sample_atomic(&g);
-	path = gen_file(&g);
-	tg_free(&g);
-	ASSERT_NOT_NULL(path);
-	t = open_path(path);
-	drop_file(path);
+	t = gen_open_file(tg_sample_atomic);
 	ASSERT_NOT_NULL(t);
 	ASSERT_EQ(2, ktau_trace_version(t));
 	ASSERT_STREQ("read_bytes", ktau_trace_name(t, KTAU_TRACE_KERNEL, 0, 480));
