@@ -13,6 +13,12 @@
  *   ENTER / LEAVE    a slice's begin and end, in TSC ticks; a slice whose
  *                    ENTRY or EXIT was lost starts or ends where the
  *                    timeline puts it
+ *   metric member    an atomic event's name (read_bytes, ...): UINT64,
+ *                    ABSOLUTE_POINT, description "kernel event"
+ *   metric class     one per member, ASYNCHRONOUS, recorded by threads
+ *   METRIC           an atomic event: its value on its thread's location,
+ *                    among the ENTER/LEAVE by time (inside the slices
+ *                    open at its stamp)
  *   clock            resolution tsc_khz * 1000, offset the first event,
  *                    length up to the last slice end or thread event
  * Lost events have no place of their own: their totals are in the
@@ -33,7 +39,8 @@
 
 #include "otf2-writer.h"
 
-/* One region: a routine name of one origin. */
+/* One region (a routine name of one origin), or one metric (an atomic
+ * event's name). */
 struct region {
 	const char *name;
 	const char *group;	/* kernel: the slice's group; user: "user" */
@@ -69,13 +76,14 @@ static size_t *region_slot(const struct regions *r, unsigned int origin, const c
 	}
 }
 
-/* The region of s (added when new); its index, or -ENOMEM. */
-static long region_of(struct regions *r, const struct ktau_trace_slice *s)
+/* The entry of (origin, name) (added when new); its index, or -ENOMEM. */
+static long name_index(struct regions *r, unsigned int origin, const char *name,
+		       const char *group)
 {
 	size_t *slot;
 
 	if (r->nslots) {
-		slot = region_slot(r, s->origin, s->name);
+		slot = region_slot(r, origin, name);
 		if (*slot)
 			return (long)*slot - 1;
 	}
@@ -94,7 +102,7 @@ static long region_of(struct regions *r, const struct ktau_trace_slice *s)
 			*region_slot(r, r->v[i].origin, r->v[i].name) = i + 1;
 		free(old);
 	}
-	slot = region_slot(r, s->origin, s->name);
+	slot = region_slot(r, origin, name);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 32;
 		struct region *v = realloc(r->v, cap * sizeof(*v));
@@ -104,11 +112,21 @@ static long region_of(struct regions *r, const struct ktau_trace_slice *s)
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n] = (struct region){
-		s->name, s->origin == KTAU_TRACE_USER ? "user" : s->group, s->origin,
-	};
+	r->v[r->n] = (struct region){ name, group, origin };
 	*slot = ++r->n;
 	return (long)r->n - 1;
+}
+
+/* The region of s (added when new); its index, or -ENOMEM. */
+static long region_of(struct regions *r, const struct ktau_trace_slice *s)
+{
+	return name_index(r, s->origin, s->name, s->origin == KTAU_TRACE_USER ? "user" : s->group);
+}
+
+/* The metric of a (added when new); its index, or -ENOMEM. */
+static long metric_of(struct regions *r, const struct ktau_trace_atomic *a)
+{
+	return name_index(r, a->origin, a->name, a->group);
 }
 
 /* What libotf2 said first, for the message (its own printing is off). */
@@ -156,7 +174,9 @@ struct otf2_out {
 	OTF2_Archive *archive;
 	OTF2_GlobalDefWriter *defs;
 	OTF2_StringRef next_string;
+	OTF2_StringRef empty;	/* "", once put_regions() wrote it */
 	struct regions regions;
+	struct regions metrics;	/* the atomic events' names */
 	uint32_t *pids;		/* the processes, in order of first thread */
 	size_t nr_pids;
 	uint64_t *last;		/* per thread: its last event's time stamp */
@@ -201,6 +221,9 @@ static int collect(struct otf2_out *o)
 		for (j = 0; j < th->nr_slices; j++)
 			if (region_of(&o->regions, ktau_trace_thread_slice(th, j)) < 0)
 				return -ENOMEM;
+		for (j = 0; j < ktau_trace_thread_atomic_count(th); j++)
+			if (metric_of(&o->metrics, ktau_trace_thread_atomic(th, j)) < 0)
+				return -ENOMEM;
 	}
 	o->flush = (struct flush_times){ o->last, n };
 	return 0;
@@ -217,17 +240,45 @@ static bool put_event(struct otf2_out *o, OTF2_EvtWriter *w, size_t loc, bool en
 			     : OTF2_EvtWriter_Leave(w, NULL, tsc, (OTF2_RegionRef)region));
 }
 
+/* The thread's atomic events from *next on that come before tsc (at tsc
+ * too when at_too), as METRIC events. */
+static bool put_metrics(struct otf2_out *o, OTF2_EvtWriter *w, size_t loc, size_t *next,
+			uint64_t tsc, bool at_too)
+{
+	const struct ktau_trace_thread *th = ktau_trace_timeline_thread(o->tl, loc);
+	size_t n = ktau_trace_thread_atomic_count(th);
+	OTF2_Type type = OTF2_TYPE_UINT64;
+
+	for (; *next < n; ++*next) {
+		const struct ktau_trace_atomic *a = ktau_trace_thread_atomic(th, *next);
+		OTF2_MetricValue value = { .unsigned_int = a->value };
+		uint64_t t = a->tsc;
+
+		if (t > tsc || (t == tsc && !at_too))
+			break;
+		if (t < o->last[loc])
+			t = o->last[loc];
+		o->last[loc] = t;
+		if (!otf2_ok(OTF2_EvtWriter_Metric(w, NULL, t,
+						   (OTF2_MetricRef)metric_of(&o->metrics, a), 1,
+						   &type, &value)))
+			return false;
+	}
+	return true;
+}
+
 /*
  * A thread's ENTER and LEAVE events: the slices come in preorder, so
  * before a slice enters, every open slice that is not its parent leaves
- * (innermost first); at the end the rest leave.
+ * (innermost first); at the end the rest leave. Its METRIC events go
+ * between them by time.
  */
 static int put_location(struct otf2_out *o, size_t loc)
 {
 	const struct ktau_trace_thread *th = ktau_trace_timeline_thread(o->tl, loc);
 	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(o->archive, loc);
 	size_t *stack = malloc((th->nr_slices + 1) * sizeof(*stack));
-	size_t top = 0, i;
+	size_t top = 0, next = 0, i;
 	bool ok = w && stack;
 	int ret = stack ? 0 : -ENOMEM;
 
@@ -244,13 +295,17 @@ static int put_location(struct otf2_out *o, size_t loc)
 			const struct ktau_trace_slice *open = ktau_trace_thread_slice(th,
 										      stack[top - 1]);
 
-			ok = put_event(o, w, loc, false, open->end, region_of(&o->regions, open));
+			ok = put_metrics(o, w, loc, &next, open->end, true) &&
+			     put_event(o, w, loc, false, open->end, region_of(&o->regions, open));
 		}
 		if (ok && s) {
-			ok = put_event(o, w, loc, true, s->begin, region_of(&o->regions, s));
+			ok = put_metrics(o, w, loc, &next, s->begin, false) &&
+			     put_event(o, w, loc, true, s->begin, region_of(&o->regions, s));
 			stack[top++] = i;
 		}
 	}
+	if (ok)
+		ok = put_metrics(o, w, loc, &next, UINT64_MAX, true);
 	free(stack);
 	if (w && !otf2_ok(OTF2_Archive_CloseEvtWriter(o->archive, w)))
 		ok = false;
@@ -325,7 +380,8 @@ static bool put_system(struct otf2_out *o)
 
 		if (name == OTF2_UNDEFINED_STRING ||
 		    !otf2_ok(OTF2_GlobalDefWriter_WriteLocation(o->defs, i, name,
-				OTF2_LOCATION_TYPE_CPU_THREAD, 2 * (uint64_t)th->nr_slices,
+				OTF2_LOCATION_TYPE_CPU_THREAD,
+				2 * (uint64_t)th->nr_slices + ktau_trace_thread_atomic_count(th),
 				(OTF2_LocationGroupRef)pid_index(o, thread_pid(th)))))
 			return false;
 	}
@@ -389,7 +445,7 @@ static bool put_regions(struct otf2_out *o)
 	const struct regions *r = &o->regions;
 	uint64_t *members = malloc((r->n ? r->n : 1) * sizeof(*members));
 	OTF2_StringRef *labels = malloc((r->n ? r->n : 1) * sizeof(*labels));
-	OTF2_StringRef empty = put_string(o, "");
+	OTF2_StringRef empty = o->empty = put_string(o, "");
 	OTF2_GroupRef groups = 0;
 	bool ok = members && labels && empty != OTF2_UNDEFINED_STRING;
 	char label[256];
@@ -415,6 +471,39 @@ static bool put_regions(struct otf2_out *o)
 		if (group_first(r, i) == i)
 			ok = put_group(o, i, groups++, labels[i], members);
 	free(members);
+	free(labels);
+	return ok;
+}
+
+/* A metric member per atomic event name, described by its group's label
+ * ("kernel event"), and a metric class of it alone (the same reference):
+ * a METRIC event carries one value. */
+static bool put_metric_defs(struct otf2_out *o)
+{
+	const struct regions *m = &o->metrics;
+	OTF2_StringRef *labels = malloc((m->n ? m->n : 1) * sizeof(*labels));
+	bool ok = labels != NULL;
+	char label[256];
+	size_t i;
+
+	for (i = 0; ok && i < m->n; i++) {
+		OTF2_MetricMemberRef member = (OTF2_MetricMemberRef)i;
+		OTF2_StringRef name = put_string(o, m->v[i].name);
+		size_t first = group_first(m, i);
+
+		if (first == i) {
+			group_label(&m->v[i], label, sizeof(label));
+			labels[i] = put_string(o, label);
+		} else {
+			labels[i] = labels[first];
+		}
+		ok = name != OTF2_UNDEFINED_STRING && labels[i] != OTF2_UNDEFINED_STRING &&
+		     otf2_ok(OTF2_GlobalDefWriter_WriteMetricMember(o->defs, member, name,
+				labels[i], OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+				OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, o->empty)) &&
+		     otf2_ok(OTF2_GlobalDefWriter_WriteMetricClass(o->defs, (OTF2_MetricRef)i, 1,
+				&member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_CPU));
+	}
 	free(labels);
 	return ok;
 }
@@ -451,7 +540,8 @@ static bool put_definitions(struct otf2_out *o, const struct otf2_trace_info *in
 	}
 	ok = ok && otf2_ok(OTF2_Archive_CloseDefFiles(o->archive));
 	o->defs = ok ? OTF2_Archive_GetGlobalDefWriter(o->archive) : NULL;
-	return o->defs && put_clock(o, info) && put_system(o) && put_regions(o);
+	return o->defs && put_clock(o, info) && put_system(o) && put_regions(o) &&
+	       put_metric_defs(o);
 }
 
 /* The archive's open and its events; 0 or -errno. */
@@ -514,6 +604,8 @@ int otf2_write_timeline(const struct ktau_trace_timeline *tl,
 							      : "libotf2 failed");
 	free(o.regions.v);
 	free(o.regions.slot);
+	free(o.metrics.v);
+	free(o.metrics.slot);
 	free(o.pids);
 	free(o.last);
 	return ret;

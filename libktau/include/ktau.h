@@ -1112,11 +1112,14 @@ KTAU_API uint64_t ktau_block_private(const struct ktau_block *b);
  *
  * Errors (struct ktau_error, its message says what and at which byte
  * offset): EPROTO for a bad magic, unit size, chunk magic, unknown event
- * type, a two-unit event cut in half, a truncated header or chunk, a
- * malformed names chunk; EPROTONOSUPPORT for another stream version.
- * Chunks of unknown kinds are skipped.
+ * type (ATOMIC in a version 1 stream included), a two-unit event cut in
+ * half, an ATOMIC whose reserved word is not 0, a truncated header or
+ * chunk, a malformed names chunk; EPROTONOSUPPORT for a stream version
+ * other than 1 and 2. Chunks of unknown kinds are skipped.
  */
-#define KTAU_TRACE_FORMAT_VERSION 1
+/* The latest stream version this library reads (it reads 1 to this one);
+ * version 2 added the ATOMIC event (since 1.3). */
+#define KTAU_TRACE_FORMAT_VERSION 2
 
 struct ktau_trace;
 
@@ -1127,6 +1130,7 @@ enum ktau_trace_event_type {
 	KTAU_TRACE_EXEC,	/* the thread ran execve(); comm is the new one */
 	KTAU_TRACE_TASK_EXIT,
 	KTAU_TRACE_CONTEXT,	/* data: the user context word at kernel entry */
+	KTAU_TRACE_ATOMIC = 7,	/* version 2: data is an atomic event's id, value its value */
 };
 
 /* Where an event or a slice comes from: the kernel (chunk kind 1, kernel
@@ -1146,6 +1150,7 @@ struct ktau_trace_event {
 	unsigned int cpu;	/* kernel: the CPU; user: the chunk's cpu (0xffff) */
 	unsigned int source;	/* user: the user trace it came from; kernel: 0 */
 	const char *comm;	/* TASK and EXEC: the comm (NUL-terminated); else NULL */
+	uint64_t value;		/* ATOMIC: the value recorded; else 0 (since 1.3) */
 };
 
 /* From opts' path or stream (a stream is read from where it is and not
@@ -1241,11 +1246,36 @@ KTAU_API const struct ktau_trace_slice *
 ktau_trace_thread_slice(const struct ktau_trace_thread *th, size_t index);
 
 /*
+ * A thread's atomic events (ATOMIC events of a version 2 stream: the
+ * kernel's `event` group, read_bytes, write_bytes, KTAU_EVENT(), each the
+ * value the thread recorded at that moment), in time order (TSC, the
+ * stream order for equal stamps); since 1.3, version node KTAU_1.3.
+ * The timeline keeps them all (memory linear in them); they take part in a
+ * thread's first_tsc and last_tsc.
+ */
+struct ktau_trace_atomic {
+	uint64_t tsc;
+	uint64_t value;
+	uint32_t id;		/* a kernel function id of group "event" */
+	unsigned int origin;	/* enum ktau_trace_origin (the kernel's) */
+	unsigned int source;	/* 0 for the kernel's */
+	const char *name;	/* never NULL: "fid_N" when unnamed */
+	const char *group;	/* "event", or "unknown" when unnamed */
+};
+
+/* How many; the one at index, NULL (errno ERANGE) past the end. */
+KTAU_API size_t ktau_trace_thread_atomic_count(const struct ktau_trace_thread *th);
+KTAU_API const struct ktau_trace_atomic *
+ktau_trace_thread_atomic(const struct ktau_trace_thread *th, size_t index);
+
+/*
  * Chrome/Perfetto trace-event JSON ({"traceEvents": [...]}, opens in
  * ui.perfetto.dev and chrome://tracing): per thread (pid, tid) process
  * and thread name metadata, then a "B" and an "E" event per slice, "ts" in
  * microseconds since the timeline's first event, "cat" "kernel,GROUP" or
- * "user". 0, -EINVAL (NULL, or a trace without tsc_khz), -EOVERFLOW, or
+ * "user"; an atomic event is a thread-scoped instant event among them
+ * ({"ph":"i","s":"t","name":NAME,"cat":"kernel,event","args":{"value":N}},
+ * inside the slices open at its stamp). 0, -EINVAL (NULL, or a trace without tsc_khz), -EOVERFLOW, or
  * the stream's write error.
  */
 KTAU_API int ktau_trace_timeline_write_json(const struct ktau_trace_timeline *tl,

@@ -59,6 +59,23 @@ static struct ktau_trace *open_stream(FILE *f)
 	return ktau_trace_open(&lo, test_err());
 }
 
+/* The stream gen() makes, opened from a temporary file (gone once open). */
+static struct ktau_trace *gen_open_file(void (*gen)(struct tgen *))
+{
+	struct tgen g = { 0 };
+	struct ktau_trace *t;
+	char *path;
+
+	gen(&g);
+	path = gen_file(&g);
+	tg_free(&g);
+	if (!path)
+		return NULL;
+	t = open_path(path);
+	drop_file(path);
+	return t;
+}
+
 /* Reads every event; the count, or -errno of the failure (error in last_err()). */
 static long count_events(struct ktau_trace *t)
 {
@@ -73,18 +90,11 @@ static long count_events(struct ktau_trace *t)
 
 TEST(trace_header_and_events_in_stream_order)
 {
-	struct tgen g = { 0 };
 	const struct ktau_trace_event *ev;
 	struct ktau_trace *t;
 	uint64_t tsc, rt, mono;
-	char *path;
 
-	tg_sample(&g);
-	path = gen_file(&g);
-	tg_free(&g);
-	ASSERT_NOT_NULL(path);
-	t = open_path(path);
-	drop_file(path);
+	t = gen_open_file(tg_sample);
 	ASSERT_NOT_NULL(t);
 	ASSERT_EQ(1, ktau_trace_version(t));
 	ASSERT_EQ(2, ktau_trace_nr_cpus(t));
@@ -218,9 +228,12 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_bytes(&g, "\1\0\0\0@\0\0\0\20\0\0\0\1\0\0\0", 16);
 	tg_bytes(&g, "........................................", 40);
 	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "not a ktau trace", 0));
-	/* another version */
-	tg_header(&g, 2, 16, 1, 1000);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "version 2", 0));
+	/* another version (1 and 2 are read) */
+	tg_header(&g, 3, 16, 1, 1000);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "trace format version 3 is not "
+				  "supported (this library reads 1 to 2)", 0));
+	tg_header(&g, 0, 16, 1, 1000);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "trace format version 0", 0));
 	/* another unit size */
 	tg_header(&g, 1, 32, 1, 1000);
 	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "unit_size 32", 0));
@@ -253,10 +266,14 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_event(&g, TG_EXEC, 1, 1, 1);
 	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "comm unit", 0));
 	/* an event type the format does not have */
-	tg_header(&g, 1, 16, 1, 1000);
+	tg_header(&g, 2, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
-	tg_event(&g, 7, 1, 1, 1);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 7", 0));
+	tg_event(&g, 8, 1, 1, 1);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 8", 0));
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
+	tg_event(&g, 0, 1, 1, 1);
+	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 0", 0));
 	/* a kernel chunk of a CPU the header does not have */
 	tg_header(&g, 1, 16, 2, 1000);
 	tg_chunk(&g, TG_KERNEL, 2, 0, 0, 1);
@@ -342,7 +359,8 @@ static int slice_is(const struct ktau_trace_thread *th, size_t i, const char *na
 	return 1;
 }
 
-static struct ktau_trace_timeline *sample_timeline(int from_file)
+/* The timeline of the stream gen() makes, read from a file or a stream. */
+static struct ktau_trace_timeline *gen_timeline(void (*gen)(struct tgen *), int from_file)
 {
 	struct tgen g = { 0 };
 	struct ktau_trace_timeline *tl = NULL;
@@ -350,7 +368,7 @@ static struct ktau_trace_timeline *sample_timeline(int from_file)
 	char *path = NULL;
 	FILE *f = NULL;
 
-	tg_sample(&g);
+	gen(&g);
 	if (from_file) {
 		path = gen_file(&g);
 		t = path ? open_path(path) : NULL;
@@ -366,6 +384,11 @@ static struct ktau_trace_timeline *sample_timeline(int from_file)
 	drop_file(path);
 	tg_free(&g);
 	return tl;
+}
+
+static struct ktau_trace_timeline *sample_timeline(int from_file)
+{
+	return gen_timeline(tg_sample, from_file);
 }
 
 TEST(trace_timeline_merges_cpus_and_user_into_one_nesting)
@@ -507,18 +530,27 @@ static uint64_t ts_ns(const struct json *e)
 	return us * 1000 + frac;
 }
 
+/* A JSON number that is an unsigned integer (2^64-1 included). */
+static int is_uint(const struct json *j)
+{
+	return j && j->type == JSON_NUMBER && j->text[0] &&
+	       strspn(j->text, "0123456789") == strlen(j->text);
+}
+
 /*
  * Per (pid, tid): B and E balanced and properly nested (an E ends the
- * innermost open B), ts never going back; the number of B events in
- * *slices. 0 or the index of the first bad event + 1.
+ * innermost open B), ts never going back, instant events ("i") thread
+ * scoped ("s":"t") with a name, a category and an unsigned integer
+ * args.value; the number of B events in *slices, of "i" in *instants.
+ * 0 or the index of the first bad event + 1.
  */
 static size_t check_trace_events(const struct json *events, size_t *slices,
-				 size_t *metadata)
+				 size_t *metadata, size_t *instants)
 {
 	struct open { uint64_t tid; size_t depth; uint64_t last_ts; } open[8] = { { 0 } };
 	size_t nr_open = 0, i, k;
 
-	*slices = *metadata = 0;
+	*slices = *metadata = *instants = 0;
 	for (i = 0; i < events->count; i++) {
 		const struct json *e = json_at(events, i);
 		const char *ph = json_str(json_get(e, "ph"));
@@ -550,6 +582,14 @@ static size_t check_trace_events(const struct json *events, size_t *slices,
 			if (!open[k].depth)
 				return i + 1;
 			open[k].depth--;
+		} else if (!strcmp(ph, "i")) {
+			const char *scope = json_str(json_get(e, "s"));
+
+			if (!json_str(json_get(e, "name")) || !json_str(json_get(e, "cat")) ||
+			    !scope || strcmp(scope, "t") ||
+			    !is_uint(json_get(json_get(e, "args"), "value")))
+				return i + 1;
+			(*instants)++;
 		} else {
 			return i + 1;
 		}
@@ -564,7 +604,7 @@ TEST(trace_json_is_balanced_nested_and_monotonic)
 {
 	struct ktau_trace_timeline *tl = sample_timeline(1);
 	const struct json *events, *e;
-	size_t len = 0, at = 0, slices, metadata;
+	size_t len = 0, at = 0, slices, metadata, instants;
 	struct json *root;
 	char *text = NULL;
 	FILE *mem;
@@ -582,8 +622,9 @@ TEST(trace_json_is_balanced_nested_and_monotonic)
 	}
 	events = json_get(root, "traceEvents");
 	ASSERT_NOT_NULL(events);
-	ASSERT_EQ(0, check_trace_events(events, &slices, &metadata));
+	ASSERT_EQ(0, check_trace_events(events, &slices, &metadata, &instants));
 	ASSERT_EQ(13, slices);
+	ASSERT_EQ(0, instants);
 	ASSERT_EQ(2 * 13 + 3, events->count);
 	/* tid 100 is its process's main thread: process and thread names */
 	ASSERT_EQ(3, metadata);
@@ -733,4 +774,298 @@ TEST(control_status_trace_line)
 	snprintf(text, sizeof(text), "%strace on lost=x\nend\n", base);
 	ASSERT_NULL(ktau_control_status_parse(text, strlen(text), test_err()));
 	ASSERT_CONTAINS(ERR_MSG, "lost=");
+}
+
+/* ---- atomic events (version 2) ---- */
+
+/* Whether reading g fails with code and exactly the message msg; g is freed. */
+static int is_bad_exact(struct tgen *g, int code, const char *msg)
+{
+	int ret = open_and_read(g);
+
+	tg_free(g);
+	if (ret == code && !strcmp(ERR_MSG, msg))
+		return 1;
+	fprintf(stderr, "got %d: '%s'\n", ret, ERR_MSG);
+	return 0;
+}
+
+TEST(trace_atomic_events_read_back_in_stream_order)
+{
+	static const struct { unsigned int type; uint64_t tsc; uint32_t tid, data; uint64_t value;
+			      unsigned int cpu; } want[] = {
+		{ KTAU_TRACE_ENTRY, 40, 100, 1, 0, 1 },
+		{ KTAU_TRACE_ATOMIC, 40, 100, 481, 512, 1 },
+		{ KTAU_TRACE_EXIT, 50, 100, 1, 0, 1 },
+		{ KTAU_TRACE_ATOMIC, 60, 100, 480, 0, 1 },
+		{ KTAU_TRACE_ATOMIC, 60, 100, 480, UINT64_MAX, 1 },
+		{ KTAU_TRACE_ATOMIC, 80, 200, 999, 7, 1 },
+		{ KTAU_TRACE_TASK, 5, 100, 100, 0, 0 },
+		{ KTAU_TRACE_ENTRY, 20, 100, 0, 0, 0 },
+		{ KTAU_TRACE_ATOMIC, 25, 100, 480, 4096, 0 },
+		{ KTAU_TRACE_ATOMIC, 30, 100, 480, 100, 0 },
+		{ KTAU_TRACE_EXIT, 30, 100, 0, 0, 0 },
+	};
+	const struct ktau_trace_event *ev;
+	struct ktau_trace *t;
+	size_t i;
+
+	ASSERT_EQ(7, KTAU_TRACE_ATOMIC);
+	ASSERT_EQ(2, KTAU_TRACE_FORMAT_VERSION);
+	t = gen_open_file(tg_sample_atomic);
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(2, ktau_trace_version(t));
+	ASSERT_STREQ("read_bytes", ktau_trace_name(t, KTAU_TRACE_KERNEL, 0, 480));
+	ASSERT_STREQ("event", ktau_trace_group(t, KTAU_TRACE_KERNEL, 0, 481));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ASSERT_EQ(1, ktau_trace_next(t, &ev, test_err()));
+		if (ev->type != want[i].type || ev->tsc != want[i].tsc || ev->tid != want[i].tid ||
+		    ev->data != want[i].data || ev->value != want[i].value || ev->cpu != want[i].cpu)
+			FAIL("event %zu: type %u tsc %llu tid %u data %u value %llu cpu %u", i,
+			     ev->type, (unsigned long long)ev->tsc, ev->tid, ev->data,
+			     (unsigned long long)ev->value, ev->cpu);
+		ASSERT_EQ(KTAU_TRACE_KERNEL, ev->origin);
+		if (ev->type == KTAU_TRACE_ATOMIC)
+			ASSERT_NULL(ev->comm);
+	}
+	ASSERT_EQ(0, ktau_trace_next(t, &ev, test_err()));
+	ASSERT_EQ_U64(1, ktau_trace_lost(t, 0));
+	ktau_trace_close(t);
+}
+
+TEST(trace_atomic_malformed_streams)
+{
+	struct tgen g = { 0 };
+
+	/* a version 1 stream has no type 7 */
+	tg_header(&g, 1, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
+	tg_atomic(&g, 1, 1, 480, 5);
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 80: unknown type 7 (ATOMIC) "
+				 "in a version 1 stream"));
+	/* the chunk ends after the event unit */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
+	tg_event(&g, TG_ATOMIC, 1, 1, 480);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 0, 0);
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 80: ATOMIC without its value "
+				 "unit (the chunk ends)"));
+	/* the stream ends after the event unit */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
+	tg_event(&g, TG_ATOMIC, 1, 1, 480);
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "truncated: the stream ends before the value "
+				 "unit of the event at offset 80"));
+	/* ... or inside the value unit */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
+	tg_atomic(&g, 1, 1, 480, 5);
+	g.len -= 8;
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "truncated: the stream ends inside an event's "
+				 "second unit at offset 96"));
+	/* the reserved word is not 0 */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 3, 0);
+	tg_event(&g, TG_ENTRY, 1, 1, 0);
+	tg_event(&g, TG_ATOMIC, 2, 1, 480);
+	tg_value(&g, 5, UINT64_C(0x8000000000000001));
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 96: ATOMIC with reserved word "
+				 "0x8000000000000001 (must be 0)"));
+	/* a TASK's comm unit cut the same way says comm */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
+	tg_event(&g, TG_TASK, 1, 1, 1);
+	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "truncated: the stream ends before the comm "
+				 "unit of the event at offset 80"));
+}
+
+/* The atomic event at index i of th: tsc, id, value, name, group. */
+static int atomic_is(const struct ktau_trace_thread *th, size_t i, uint64_t tsc, uint32_t id,
+		     uint64_t value, const char *name, const char *group)
+{
+	const struct ktau_trace_atomic *a = ktau_trace_thread_atomic(th, i);
+
+	if (!a) {
+		fprintf(stderr, "no atomic event %zu\n", i);
+		return 0;
+	}
+	if (a->tsc != tsc || a->id != id || a->value != value || strcmp(a->name, name) ||
+	    strcmp(a->group, group) || a->origin != KTAU_TRACE_KERNEL || a->source) {
+		fprintf(stderr, "atomic %zu: tsc %llu id %u value %llu %s %s origin %u "
+			"source %u\n", i, (unsigned long long)a->tsc, a->id,
+			(unsigned long long)a->value, a->name, a->group, a->origin, a->source);
+		return 0;
+	}
+	return 1;
+}
+
+static struct ktau_trace_timeline *atomic_timeline(int from_file)
+{
+	return gen_timeline(tg_sample_atomic, from_file);
+}
+
+TEST(trace_timeline_atomic_events_per_thread_in_time_order)
+{
+	const struct ktau_trace_thread *th;
+	struct ktau_trace_timeline *tl;
+	int from_file;
+
+	for (from_file = 0; from_file < 2; from_file++) {
+		tl = atomic_timeline(from_file);
+		ASSERT_NOT_NULL(tl);
+		ASSERT_EQ_U64(5, ktau_trace_timeline_first_tsc(tl));
+		ASSERT_EQ(2, ktau_trace_timeline_thread_count(tl));
+		th = ktau_trace_timeline_thread(tl, 0);
+		ASSERT_EQ(100, th->tid);
+		ASSERT_STREQ("app", th->comm);
+		ASSERT_EQ_U64(60, th->last_tsc);
+		ASSERT_EQ(2, th->nr_slices);
+		ASSERT_TRUE(slice_is(th, 0, "read", 0, 20, 30, 0, KTAU_SLICE_NONE));
+		ASSERT_TRUE(slice_is(th, 1, "write", 0, 40, 50, 0, KTAU_SLICE_NONE));
+		ASSERT_EQ(5, ktau_trace_thread_atomic_count(th));
+		ASSERT_TRUE(atomic_is(th, 0, 25, 480, 4096, "read_bytes", "event"));
+		ASSERT_TRUE(atomic_is(th, 1, 30, 480, 100, "read_bytes", "event"));
+		ASSERT_TRUE(atomic_is(th, 2, 40, 481, 512, "write_bytes", "event"));
+		/* equal stamps: the stream's order */
+		ASSERT_TRUE(atomic_is(th, 3, 60, 480, 0, "read_bytes", "event"));
+		ASSERT_TRUE(atomic_is(th, 4, 60, 480, UINT64_MAX, "read_bytes", "event"));
+		ASSERT_NULL(ktau_trace_thread_atomic(th, 5));
+		ASSERT_EQ(ERANGE, errno);
+		/* a thread of atomic events only, its id unnamed */
+		th = ktau_trace_timeline_thread(tl, 1);
+		ASSERT_EQ(200, th->tid);
+		ASSERT_EQ(0, th->pid);
+		ASSERT_EQ(0, th->nr_slices);
+		ASSERT_EQ_U64(80, th->first_tsc);
+		ASSERT_EQ_U64(80, th->last_tsc);
+		ASSERT_EQ(1, ktau_trace_thread_atomic_count(th));
+		ASSERT_TRUE(atomic_is(th, 0, 80, 999, 7, "fid_999", "unknown"));
+		ktau_trace_timeline_free(tl);
+	}
+	/* a version 1 trace: no atomic events */
+	tl = sample_timeline(1);
+	ASSERT_NOT_NULL(tl);
+	ASSERT_EQ(0, ktau_trace_thread_atomic_count(ktau_trace_timeline_thread(tl, 0)));
+	ASSERT_NULL(ktau_trace_thread_atomic(ktau_trace_timeline_thread(tl, 0), 0));
+	ktau_trace_timeline_free(tl);
+}
+
+/* The traceEvents of a timeline's JSON, parsed (root in *root). */
+static const struct json *timeline_json(struct ktau_trace_timeline *tl, struct json **root,
+					char **text)
+{
+	size_t len = 0, at = 0;
+	FILE *mem = open_memstream(text, &len);
+
+	*root = NULL;
+	if (!mem)
+		return NULL;
+	if (ktau_trace_timeline_write_json(tl, mem)) {
+		fclose(mem);
+		return NULL;
+	}
+	fclose(mem);
+	*root = json_parse(*text, &at);
+	if (!*root)
+		fprintf(stderr, "not JSON at byte %zu\n", at);
+	return json_get(*root, "traceEvents");
+}
+
+TEST(trace_json_atomic_events_are_instants_inside_their_slices)
+{
+	/* tid 100's events after the metadata, in order: ph, name, ts in ns */
+	static const struct { const char *ph, *name; uint64_t ts; } want[] = {
+		{ "B", "read", 15000 }, { "i", "read_bytes", 20000 }, { "i", "read_bytes", 25000 },
+		{ "E", NULL, 25000 }, { "B", "write", 35000 }, { "i", "write_bytes", 35000 },
+		{ "E", NULL, 45000 }, { "i", "read_bytes", 55000 }, { "i", "read_bytes", 55000 },
+		{ "i", "fid_999", 75000 },
+	};
+	static const char *const values[] = { "4096", "100", "512", "0", "18446744073709551615",
+					      "7" };
+	struct ktau_trace_timeline *tl = atomic_timeline(1);
+	const struct json *events, *e;
+	size_t slices, metadata, instants, i, k = 0;
+	struct json *root;
+	char *text = NULL;
+
+	ASSERT_NOT_NULL(tl);
+	events = timeline_json(tl, &root, &text);
+	ktau_trace_timeline_free(tl);
+	free(text);
+	ASSERT_NOT_NULL(events);
+	ASSERT_EQ(0, check_trace_events(events, &slices, &metadata, &instants));
+	ASSERT_EQ(2, slices);
+	ASSERT_EQ(6, instants);
+	/* both threads are their processes' main threads (200: no pid) */
+	ASSERT_EQ(4, metadata);
+	ASSERT_EQ(4 + 10, events->count);
+	for (i = 0; i < 10; i++) {
+		e = json_at(events, 4 + i);
+		ASSERT_STREQ(want[i].ph, json_str(json_get(e, "ph")));
+		if (want[i].name)
+			ASSERT_STREQ(want[i].name, json_str(json_get(e, "name")));
+		ASSERT_EQ_U64(want[i].ts, ts_ns(e));
+		ASSERT_EQ(i < 9 ? 100 : 200, json_u64(json_get(e, "tid")));
+		ASSERT_EQ(i < 9 ? 100 : 200, json_u64(json_get(e, "pid")));
+		if (strcmp(want[i].ph, "i"))
+			continue;
+		ASSERT_STREQ("t", json_str(json_get(e, "s")));
+		ASSERT_STREQ(i < 9 ? "kernel,event" : "kernel,unknown",
+			     json_str(json_get(e, "cat")));
+		ASSERT_EQ(JSON_NUMBER, json_get(json_get(e, "args"), "value")->type);
+		ASSERT_STREQ(values[k++], json_get(json_get(e, "args"), "value")->text);
+	}
+	ASSERT_EQ(6, k);
+	json_free(root);
+}
+
+TEST(trace_append_user_copies_two_unit_events_whole)
+{
+	struct tgen user = { 0 };
+	const struct ktau_trace_event *ev;
+	struct ktau_trace *t;
+	char *upath, *text = NULL;
+	size_t len = 0;
+	FILE *mem, *in;
+	int ret, atomics = 0;
+
+	/* a version 2 user trace with an ATOMIC between its events */
+	tg_header(&user, 2, 16, 0, 0);
+	tg_chunk(&user, TG_USER, 0xffff, 0, 4, 0);
+	tg_event(&user, TG_ENTRY, 10, 100, 1);
+	tg_atomic(&user, 11, 100, 3, 42);
+	tg_event(&user, TG_EXIT, 12, 100, 1);
+	upath = gen_file(&user);
+	tg_free(&user);
+	ASSERT_NOT_NULL(upath);
+	mem = open_memstream(&text, &len);
+	ASSERT_NOT_NULL(mem);
+	tg_header(&user, 2, 16, 1, 1000);
+	fwrite(user.buf, user.len, 1, mem);
+	tg_free(&user);
+	{
+		KTAU_OPTS(ktau_load_opts, from, .path = upath);
+
+		ASSERT_EQ(0, ktau_trace_append_user(mem, &from, 1, test_err()));
+	}
+	drop_file(upath);
+	fclose(mem);
+	ASSERT_EQ(64 + 16 + 4 * 16, len);
+	in = fmemopen(text, len, "r");
+	ASSERT_NOT_NULL(in);
+	t = open_stream(in);
+	ASSERT_NOT_NULL(t);
+	while ((ret = ktau_trace_next(t, &ev, test_err())) > 0) {
+		ASSERT_EQ(1, ev->source);
+		if (ev->type == KTAU_TRACE_ATOMIC) {
+			ASSERT_EQ_U64(42, ev->value);
+			ASSERT_EQ(3, ev->data);
+			atomics++;
+		}
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(1, atomics);
+	ktau_trace_close(t);
+	fclose(in);
+	free(text);
 }

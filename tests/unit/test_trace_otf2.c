@@ -112,6 +112,23 @@ static void otf2_case_free(struct otf2_case *c)
 
 #ifdef KTAU_HAVE_OTF2
 
+/* ktau-export -f otf2 c's trace into c's directory, with success and no
+ * message; the anchor file's path into anchor. 0 or -1. */
+static int otf2_export_ok(const struct otf2_case *c, char *anchor, size_t size)
+{
+	struct run_result r;
+	int ok;
+
+	if (export_otf2(c->trace, c->dir, &r))
+		return -1;
+	ok = r.status == 0 && !strcmp(r.err, "");
+	if (!ok)
+		fprintf(stderr, "ktau-export: status %d: %s\n", r.status, r.err);
+	run_result_free(&r);
+	snprintf(anchor, size, "%s/traces.otf2", c->dir);
+	return ok ? 0 : -1;
+}
+
 /* What otf2-print says of one location's events. */
 struct otf2_location {
 	unsigned int enter, leave;
@@ -172,11 +189,7 @@ TEST(export_otf2_read_back_by_otf2_print)
 	if (!have_program("otf2-print"))
 		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
 	ASSERT_EQ(0, otf2_case_init(&c));
-	ASSERT_EQ(0, export_otf2(c.trace, c.dir, &r));
-	ASSERT_EQ(0, r.status);
-	ASSERT_STREQ("", r.err);
-	run_result_free(&r);
-	snprintf(anchor, sizeof(anchor), "%s/traces.otf2", c.dir);
+	ASSERT_EQ(0, otf2_export_ok(&c, anchor, sizeof(anchor)));
 
 	/* the definitions */
 	ASSERT_EQ(0, run_program(argv, NULL, &r));
@@ -240,6 +253,95 @@ TEST(export_otf2_read_back_by_otf2_print)
 	/* NET_RX never left: it ends at the thread's last event */
 	ASSERT_STREQ("+read +schedule_vol -schedule_vol -read +NET_RX -NET_RX", loc[2].seq);
 	ASSERT_EQ_U64(90, loc[2].last);
+	otf2_case_free(&c);
+}
+
+/* otf2-print's event lines (ENTER, LEAVE, METRIC) with blanks squeezed,
+ * one per line, into buf. */
+static void otf2_event_lines(const char *text, char *buf, size_t size)
+{
+	const char *p;
+	size_t n = 0;
+	int blank = 0, keep = 0, bol = 1;
+
+	for (p = text; *p && n + 1 < size; p++) {
+		if (bol)
+			keep = !strncmp(p, "ENTER ", 6) || !strncmp(p, "LEAVE ", 6) ||
+			       !strncmp(p, "METRIC ", 7);
+		bol = *p == '\n';
+		if (!keep)
+			continue;
+		if (*p == ' ') {
+			blank = 1;
+			continue;
+		}
+		if (blank && *p != '\n')
+			buf[n++] = ' ';
+		blank = 0;
+		if (n + 1 < size)
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+}
+
+TEST(export_otf2_atomic_events_as_metrics)
+{
+	struct otf2_case c;
+	struct run_result r;
+	struct tgen g = { 0 };
+	char anchor[4300], line[512], events[2048];
+	char *argv[] = { "/usr/bin/otf2-print", "-G", anchor, NULL };
+
+	if (!have_program("otf2-print"))
+		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
+	ASSERT_EQ(0, otf2_case_init(&c));
+	tg_sample_atomic(&g);
+	ASSERT_EQ(0, tg_write(&g, c.trace));
+	tg_free(&g);
+	ASSERT_EQ(0, otf2_export_ok(&c, anchor, sizeof(anchor)));
+
+	ASSERT_EQ(0, run_program(argv, NULL, &r));
+	ASSERT_EQ(0, r.status);
+	/* the metric events count among a location's events */
+	ASSERT_NOT_NULL(line_starting(r.out, "LOCATION 0 Name: \"app (tid 100)\" <3>, Type: "
+				      "CPU_THREAD, # Events: 9,", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "LOCATION 1 Name: \"tid 200\" <4>, Type: "
+				      "CPU_THREAD, # Events: 1,", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "METRIC_MEMBER 0 Name: \"read_bytes\"", line,
+				      sizeof(line)));
+	ASSERT_CONTAINS(line, "Descr.: \"kernel event\"");
+	ASSERT_CONTAINS(line, "Type: OTHER, Mode: ABSOLUTE_POINT, Value Type: UINT64, Base: "
+			"DECIMAL, Exponent: 0, Unit: \"\"");
+	ASSERT_NOT_NULL(line_starting(r.out, "METRIC_CLASS 0 Occurrence: ASYNCHRONOUS, Kind: CPU, "
+				      "1 Member: \"read_bytes\" <0>", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "METRIC_MEMBER 1 Name: \"write_bytes\"", line,
+				      sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "METRIC_CLASS 1 Occurrence: ASYNCHRONOUS, Kind: CPU, "
+				      "1 Member: \"write_bytes\" <1>", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "METRIC_MEMBER 2 Name: \"fid_999\"", line,
+				      sizeof(line)));
+	ASSERT_CONTAINS(line, "Descr.: \"kernel unknown\"");
+	ASSERT_NULL(line_starting(r.out, "METRIC_MEMBER 3 ", line, sizeof(line)));
+	run_result_free(&r);
+
+	/* the events: each metric inside the slices open at its stamp */
+	argv[1] = anchor;
+	argv[2] = NULL;
+	ASSERT_EQ(0, run_program(argv, NULL, &r));
+	ASSERT_EQ(0, r.status);
+	otf2_event_lines(r.out, events, sizeof(events));
+	run_result_free(&r);
+	ASSERT_STREQ("ENTER 0 20 Region: \"read\" <0>\n"
+		     "METRIC 0 25 Metric: 0, 1 Value: (\"read_bytes\" <0>; UINT64; 4096)\n"
+		     "METRIC 0 30 Metric: 0, 1 Value: (\"read_bytes\" <0>; UINT64; 100)\n"
+		     "LEAVE 0 30 Region: \"read\" <0>\n"
+		     "ENTER 0 40 Region: \"write\" <1>\n"
+		     "METRIC 0 40 Metric: 1, 1 Value: (\"write_bytes\" <1>; UINT64; 512)\n"
+		     "LEAVE 0 50 Region: \"write\" <1>\n"
+		     "METRIC 0 60 Metric: 0, 1 Value: (\"read_bytes\" <0>; UINT64; 0)\n"
+		     "METRIC 0 60 Metric: 0, 1 Value: (\"read_bytes\" <0>; UINT64; "
+		     "18446744073709551615)\n"
+		     "METRIC 1 80 Metric: 2, 1 Value: (\"fid_999\" <2>; UINT64; 7)\n", events);
 	otf2_case_free(&c);
 }
 

@@ -359,3 +359,62 @@ TEST(report_noise_per_thread)
 	run_result_free(&r);
 	fake_free(&f);
 }
+
+/* A version 2 trace with atomic events: tid 100 ("app") records read_bytes
+ * 4096 at 10 and write_bytes 7 at 22, inside an irq [20,25] that
+ * interrupted its own code. */
+static int atomic_file(const char *path)
+{
+	struct tgen g = { 0 };
+	int ret;
+
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 8, 0);
+	tg_event(&g, TG_TASK, 5, 100, 100);
+	tg_comm(&g, "app");
+	tg_atomic(&g, 10, 100, 480, 4096);
+	tg_event(&g, TG_ENTRY, 20, 100, 300);
+	tg_atomic(&g, 22, 100, 481, 7);
+	tg_event(&g, TG_EXIT, 25, 100, 300);
+	tg_names(&g, 0, 0, TG_SAMPLE_FUNCTIONS "480 event read_bytes\n481 event write_bytes\n");
+	ret = tg_write(&g, path);
+	tg_free(&g);
+	return ret;
+}
+
+TEST(trace_tools_take_atomic_events)
+{
+	struct fake f;
+	struct run_result r;
+	char path[4300], line[256];
+
+	ASSERT_EQ(0, fake_init(&f, "trace off size=1024 tasks=all lost=0", 0));
+	/* ktau-trace drains a version 2 stream and counts its ATOMICs as events */
+	snprintf(path, sizeof(path), "%s/ktau/trace", f.root);
+	ASSERT_EQ(0, atomic_file(path));
+	ASSERT_EQ(0, run_tool("KTAU_TRACE_TOOL", f.env, &r, "--all", "-d", "1", "-o", f.path,
+			      (char *)NULL));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.err, "5 events (0 from 0 user traces)");
+	run_result_free(&r);
+	/* --noise: the irq, nothing of the atomic events */
+	ASSERT_EQ(0, run_tool("KTAU_REPORT", NULL, &r, "--noise", path, (char *)NULL));
+	ASSERT_EQ(0, r.status);
+	ASSERT_NOT_NULL(line_starting(r.out, "# thread 100 (app), process 100: 1 interruption, "
+				      "5.000 usec, max 5.000 usec", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "irq 1 5.000 5.000", line, sizeof(line)));
+	ASSERT_NULL(strstr(r.out, "bytes"));
+	run_result_free(&r);
+	/* perfetto: instant events on the thread's track */
+	ASSERT_EQ(0, run_tool("KTAU_EXPORT", NULL, &r, "-f", "perfetto", path, (char *)NULL));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":100,\"tid\":100,\"ts\":5.000,"
+			"\"name\":\"read_bytes\",\"cat\":\"kernel,event\",\"args\":{\"value\":4096}}");
+	ASSERT_CONTAINS(r.out, "{\"ph\":\"B\",\"pid\":100,\"tid\":100,\"ts\":15.000,"
+			"\"name\":\"irq\",\"cat\":\"kernel,irq\"},\n"
+			"{\"ph\":\"i\",\"s\":\"t\",\"pid\":100,\"tid\":100,\"ts\":17.000,"
+			"\"name\":\"write_bytes\",\"cat\":\"kernel,event\",\"args\":{\"value\":7}},\n"
+			"{\"ph\":\"E\",\"pid\":100,\"tid\":100,\"ts\":20.000}");
+	run_result_free(&r);
+	fake_free(&f);
+}

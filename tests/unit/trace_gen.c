@@ -81,6 +81,18 @@ void tg_comm(struct tgen *g, const char *comm)
 	tg_bytes(g, unit, sizeof(unit));
 }
 
+void tg_value(struct tgen *g, uint64_t value, uint64_t reserved)
+{
+	le(g, value, 8);
+	le(g, reserved, 8);
+}
+
+void tg_atomic(struct tgen *g, uint64_t tsc, uint32_t tid, uint32_t id, uint64_t value)
+{
+	tg_event(g, TG_ATOMIC, tsc, tid, id);
+	tg_value(g, value, 0);
+}
+
 void tg_names(struct tgen *g, unsigned int cpu, unsigned int source, const char *text)
 {
 	size_t len = strlen(text), units = (len + 15) / 16;
@@ -160,4 +172,26 @@ void tg_sample(struct tgen *g)
 	tg_event(g, TG_EXIT, 55, 100, 2);
 	tg_event(g, TG_EXIT, 70, 100, 1);
 	tg_names(g, 1, 1, "1 main\n2 io\n");
+}
+
+void tg_sample_atomic(struct tgen *g)
+{
+	tg_header(g, 2, 16, 2, 1000);
+	/* CPU 1: the later part of tid 100, then tid 200 */
+	tg_chunk(g, TG_KERNEL, 1, 0, 10, 0);
+	tg_event(g, TG_ENTRY, 40, 100, 1);
+	tg_atomic(g, 40, 100, 481, 512);
+	tg_event(g, TG_EXIT, 50, 100, 1);
+	tg_atomic(g, 60, 100, 480, 0);
+	tg_atomic(g, 60, 100, 480, UINT64_MAX);
+	tg_atomic(g, 80, 200, 999, 7);
+	/* CPU 0 */
+	tg_chunk(g, TG_KERNEL, 0, 0, 8, 1);
+	tg_event(g, TG_TASK, 5, 100, 100);
+	tg_comm(g, "app");
+	tg_event(g, TG_ENTRY, 20, 100, 0);
+	tg_atomic(g, 25, 100, 480, 4096);
+	tg_atomic(g, 30, 100, 480, 100);
+	tg_event(g, TG_EXIT, 30, 100, 0);
+	tg_names(g, 0, 0, TG_ATOMIC_FUNCTIONS);
 }

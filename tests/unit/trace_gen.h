@@ -18,7 +18,7 @@ struct tgen {
 };
 
 /* Event types and chunk kinds as the format numbers them. */
-enum { TG_ENTRY = 1, TG_EXIT, TG_TASK, TG_EXEC, TG_TASK_EXIT, TG_CONTEXT };
+enum { TG_ENTRY = 1, TG_EXIT, TG_TASK, TG_EXEC, TG_TASK_EXIT, TG_CONTEXT, TG_ATOMIC };
 enum { TG_KERNEL = 1, TG_USER = 2, TG_NAMES = 3 };
 
 /* The 64-byte stream header: magic KTAUTRC1, header_size 64, the anchor
@@ -32,6 +32,10 @@ void tg_chunk(struct tgen *g, unsigned int kind, unsigned int cpu, unsigned int 
 void tg_event(struct tgen *g, unsigned int type, uint64_t tsc, uint32_t tid, uint32_t data);
 /* The comm unit of a TASK or EXEC. */
 void tg_comm(struct tgen *g, const char *comm);
+/* The second unit of an ATOMIC: the value, then the reserved word. */
+void tg_value(struct tgen *g, uint64_t value, uint64_t reserved);
+/* A whole ATOMIC (version 2): the event unit and its value unit. */
+void tg_atomic(struct tgen *g, uint64_t tsc, uint32_t tid, uint32_t id, uint64_t value);
 /* A whole names chunk holding text, NUL-padded. */
 void tg_names(struct tgen *g, unsigned int cpu, unsigned int source, const char *text);
 /* Raw bytes, for the malformed cases. */
@@ -65,3 +69,19 @@ void tg_free(struct tgen *g);
 	"301 softirq NET_RX\n470 exception page_fault\n471 sched schedule_vol\n" \
 	"472 sched schedule_invol\n"
 void tg_sample(struct tgen *g);
+
+/*
+ * A version 2 sample with atomic events (tsc_khz 1000), two CPUs, CPU 1
+ * drained first:
+ *   tid 100 (pid 100, "app"): read [20,30] holding read_bytes 4096 at 25
+ *     and read_bytes 100 at 30 (the EXIT's stamp: still inside); write
+ *     [40,50] with write_bytes 512 at 40 (the ENTRY's stamp: inside);
+ *     read_bytes 0 at 60 and read_bytes 2^64-1 at 60, in that (stream)
+ *     order, outside any slice.
+ *   tid 200 (pid 100, no TASK): fid 999 (unnamed) value 7 at 80.
+ * 11 kernel events, 6 of them ATOMIC; 2 slices; CPU 0 lost 1.
+ */
+#define TG_ATOMIC_FUNCTIONS \
+	"ktau-functions 1\ncolumns fid group name\n0 syscall read\n1 syscall write\n" \
+	"480 event read_bytes\n481 event write_bytes\n"
+void tg_sample_atomic(struct tgen *g);

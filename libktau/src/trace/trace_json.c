@@ -4,7 +4,10 @@
  * Format" both viewers open): name metadata per thread, then a "B" and an
  * "E" event per slice, in each thread's time order. B/E pairs rather than
  * "X" events, so that a viewer never has to infer the nesting from
- * durations that may be equal.
+ * durations that may be equal. An atomic event is a thread-scoped instant
+ * event ("i", "s":"t") with its value in args, placed among the B and E
+ * events by time: after a B of the same stamp, before an E of the same
+ * stamp, so it sits inside the slices open when it was recorded.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,13 +113,43 @@ static void put_names(struct json_out *o, const struct ktau_trace_thread *th)
 	fputs("}}", out);
 }
 
+/* The thread's atomic events from *next on that come before tsc (at tsc
+ * too when at_too), as instant events. */
+static int put_atomics(struct json_out *o, const struct ktau_trace_thread *th, size_t *next,
+		       uint64_t tsc, bool at_too, uint64_t first, uint64_t khz)
+{
+	uint32_t pid = th->pid ? th->pid : th->tid;
+	size_t n = ktau_trace_thread_atomic_count(th);
+
+	for (; *next < n; ++*next) {
+		const struct ktau_trace_atomic *a = ktau_trace_thread_atomic(th, *next);
+		FILE *out;
+		int ret;
+
+		if (a->tsc > tsc || (a->tsc == tsc && !at_too))
+			break;
+		out = next_element(o);
+		fprintf(out, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+			",\"ts\":", pid, th->tid);
+		ret = put_ts(out, a->tsc, first, khz);
+		if (ret)
+			return ret;
+		fputs(",\"name\":", out);
+		put_string(out, a->name);
+		fputs(",\"cat\":\"kernel,", out);
+		put_chars(out, a->group);
+		fprintf(out, "\",\"args\":{\"value\":%" PRIu64 "}}", a->value);
+	}
+	return 0;
+}
+
 /* B and E events of one thread: an E as soon as the next slice is not
- * inside the slice it ends. */
+ * inside the slice it ends; its atomic events merged in by time. */
 static int put_thread(struct json_out *out, const struct ktau_trace_thread *th, uint64_t first,
 		      uint64_t khz)
 {
 	size_t *open = malloc((th->nr_slices ? th->nr_slices : 1) * sizeof(*open));
-	size_t depth = 0, i;
+	size_t depth = 0, next = 0, i;
 	int ret = 0;
 
 	if (!open)
@@ -129,13 +162,19 @@ static int put_thread(struct json_out *out, const struct ktau_trace_thread *th, 
 			const struct ktau_trace_slice *o = ktau_trace_thread_slice(th,
 										   open[--depth]);
 
-			ret = put_event(out, 'E', th, o, o->end, first, khz);
+			ret = put_atomics(out, th, &next, o->end, true, first, khz);
+			if (!ret)
+				ret = put_event(out, 'E', th, o, o->end, first, khz);
 		}
 		if (!ret && s) {
-			ret = put_event(out, 'B', th, s, s->begin, first, khz);
+			ret = put_atomics(out, th, &next, s->begin, false, first, khz);
+			if (!ret)
+				ret = put_event(out, 'B', th, s, s->begin, first, khz);
 			open[depth++] = i;
 		}
 	}
+	if (!ret)
+		ret = put_atomics(out, th, &next, UINT64_MAX, true, first, khz);
 	free(open);
 	return ret;
 }

@@ -44,6 +44,7 @@ struct ktau_trace {
 	struct ktau_strpool strings;
 
 	struct ktau_trace_event ev;
+	unsigned char second[KTAU_TRACE_UNIT];	/* a two-unit event's second unit */
 	char comm[KTAU_TRACE_UNIT + 1];
 };
 
@@ -106,9 +107,9 @@ static int read_header(struct ktau_trace *t, struct ktau_parse_error *err)
 		return ktau__fail(err, EPROTO, 0, "not a ktau trace (the magic is not "
 				  "'" KTAU_TRACE_MAGIC "')");
 	t->version = ktau__le32(h + 8);
-	if (t->version != KTAU_TRACE_FORMAT_VERSION)
+	if (t->version < 1 || t->version > KTAU_TRACE_FORMAT_VERSION)
 		return ktau__fail(err, EPROTONOSUPPORT, 0, "trace format version %u is not "
-				  "supported (this library reads %d)", t->version,
+				  "supported (this library reads 1 to %d)", t->version,
 				  KTAU_TRACE_FORMAT_VERSION);
 	t->header_size = ktau__le32(h + 12);
 	if (t->header_size < KTAU_TRACE_HEADER_SIZE)
@@ -450,17 +451,53 @@ static int next_events_chunk(struct ktau_trace *t, struct ktau_parse_error *err)
 	}
 }
 
-/* Decodes the event unit u (and its comm unit) of chunk t->cur into t->ev. */
+/* TASK, EXEC and ATOMIC: a second unit belongs to the event. */
+static bool two_units(unsigned int type)
+{
+	return type == KTAU_TRACE_TASK || type == KTAU_TRACE_EXEC || type == KTAU_TRACE_ATOMIC;
+}
+
+static const char *two_unit_name(unsigned int type)
+{
+	return type == KTAU_TRACE_TASK ? "TASK" : type == KTAU_TRACE_EXEC ? "EXEC" : "ATOMIC";
+}
+
+/* The second unit of the two-unit event at offset into t->second. */
+static int read_second_unit(struct ktau_trace *t, unsigned int type, uint64_t offset,
+			    struct ktau_parse_error *err)
+{
+	const char *what = type == KTAU_TRACE_ATOMIC ? "value" : "comm";
+	int ret;
+
+	if (!t->left)
+		return ktau__fail(err, EPROTO, 0, "event at offset %llu: %s without its "
+				  "%s unit (the chunk ends)", (unsigned long long)offset,
+				  two_unit_name(type), what);
+	ret = read_exact(t, t->second, KTAU_TRACE_UNIT, "an event's second unit", err);
+	if (ret > 0)
+		ret = ktau__fail(err, EPROTO, 0, "truncated: the stream ends before the "
+				 "%s unit of the event at offset %llu", what,
+				 (unsigned long long)offset);
+	if (ret)
+		return ret;
+	t->left--;
+	return 0;
+}
+
+/* Decodes the event unit u (and its second unit) of chunk t->cur into t->ev. */
 static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t offset,
 			struct ktau_parse_error *err)
 {
-	uint64_t stamp = ktau__le64(u);
+	uint64_t stamp = ktau__le64(u), reserved;
 	unsigned int type = (unsigned int)(stamp >> 56);
+	unsigned int last = t->version >= 2 ? KTAU_TRACE_ATOMIC : KTAU_TRACE_CONTEXT;
 	int ret;
 
-	if (type < KTAU_TRACE_ENTRY || type > KTAU_TRACE_CONTEXT)
-		return ktau__fail(err, EPROTO, 0, "event at offset %llu: unknown type %u",
-				  (unsigned long long)offset, type);
+	if (type < KTAU_TRACE_ENTRY || type > last)
+		return ktau__fail(err, EPROTO, 0, "event at offset %llu: unknown type %u%s",
+				  (unsigned long long)offset, type,
+				  type == KTAU_TRACE_ATOMIC ? " (ATOMIC) in a version 1 stream"
+							    : "");
 	t->ev = (struct ktau_trace_event){
 		.tsc = stamp & KTAU_TRACE_TSC_MASK,
 		.tid = ktau__le32(u + 8),
@@ -471,26 +508,27 @@ static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t o
 		.cpu = t->cur.cpu,
 		.source = t->cur.source,
 	};
-	if (type != KTAU_TRACE_TASK && type != KTAU_TRACE_EXEC)
+	if (!two_units(type))
 		return 0;
-	if (!t->left)
-		return ktau__fail(err, EPROTO, 0, "event at offset %llu: %s without its "
-				  "comm unit (the chunk ends)", (unsigned long long)offset,
-				  type == KTAU_TRACE_TASK ? "TASK" : "EXEC");
-	ret = read_exact(t, t->comm, KTAU_TRACE_UNIT, "an event's comm unit", err);
-	if (ret > 0)
-		ret = ktau__fail(err, EPROTO, 0, "truncated: the stream ends before the "
-				 "comm unit of the event at offset %llu",
-				 (unsigned long long)offset);
+	ret = read_second_unit(t, type, offset, err);
 	if (ret)
 		return ret;
-	t->left--;
+	if (type == KTAU_TRACE_ATOMIC) {
+		reserved = ktau__le64(t->second + 8);
+		if (reserved)
+			return ktau__fail(err, EPROTO, 0, "event at offset %llu: ATOMIC with "
+					  "reserved word 0x%llx (must be 0)",
+					  (unsigned long long)offset, (unsigned long long)reserved);
+		t->ev.value = ktau__le64(t->second);
+		return 0;
+	}
+	memcpy(t->comm, t->second, KTAU_TRACE_UNIT);
 	t->comm[KTAU_TRACE_UNIT] = '\0';
 	t->ev.comm = t->comm;
 	return 0;
 }
 
-/* The next event unit of chunk t->cur (and its comm unit) into u and t->ev. */
+/* The next event unit of chunk t->cur (and its second unit) into u and t->ev. */
 static int read_event(struct ktau_trace *t, unsigned char u[KTAU_TRACE_UNIT],
 		      struct ktau_parse_error *err)
 {
@@ -559,7 +597,7 @@ static int copy_user_events(struct ktau_trace *t, FILE *out, struct ktau_parse_e
 		if (ret)
 			return ret;
 		if (fwrite(u, sizeof(u), 1, out) != 1 ||
-		    (t->ev.comm && fwrite(t->comm, KTAU_TRACE_UNIT, 1, out) != 1))
+		    (two_units(t->ev.type) && fwrite(t->second, KTAU_TRACE_UNIT, 1, out) != 1))
 			return ktau__fail(err, EIO, 0, "writing the trace failed");
 	}
 	return 0;

@@ -24,6 +24,16 @@ struct mark {
 	uint16_t source;
 };
 
+/* One ATOMIC of a thread, as kept until the rebuild. */
+struct atomic_mark {
+	uint64_t tsc;
+	uint64_t seq;		/* stream order */
+	uint64_t value;
+	uint32_t id;
+	uint8_t origin;
+	uint16_t source;
+};
+
 /* The public record first, so a pointer to it is a pointer to this. */
 struct thread {
 	struct ktau_trace_thread pub;
@@ -31,6 +41,11 @@ struct thread {
 	size_t cap_slices;
 	struct mark *marks;
 	size_t nr_marks, cap_marks;
+	/* the ATOMIC events: collected into amarks, then atomics in time order */
+	struct atomic_mark *amarks;
+	size_t nr_amarks, cap_amarks;
+	struct ktau_trace_atomic *atomics;
+	size_t nr_atomics;
 	uint64_t comm_tsc;	/* of the TASK or EXEC that named it */
 	bool seen, named;
 };
@@ -60,6 +75,8 @@ void ktau_trace_timeline_free(struct ktau_trace_timeline *tl)
 	for (i = 0; i < tl->nr_threads; i++) {
 		free(tl->threads[i].slices);
 		free(tl->threads[i].marks);
+		free(tl->threads[i].amarks);
+		free(tl->threads[i].atomics);
 	}
 	free(tl->threads);
 	ktau__u64map_free(&tl->by_tid);
@@ -129,6 +146,15 @@ static int collect(struct ktau_trace_timeline *tl, const struct ktau_trace_event
 	case KTAU_TRACE_EXIT:
 	case KTAU_TRACE_TASK_EXIT:
 		break;
+	case KTAU_TRACE_ATOMIC:
+		if (ktau__grow((void **)&th->amarks, &th->cap_amarks, th->nr_amarks,
+			       sizeof(*th->amarks)))
+			return ktau__fail(err, ENOMEM, 0, "out of memory");
+		th->amarks[th->nr_amarks++] = (struct atomic_mark){
+			.tsc = ev->tsc, .seq = seq, .value = ev->value, .id = ev->data,
+			.origin = (uint8_t)ev->origin, .source = (uint16_t)ev->source,
+		};
+		return 0;
 	default:
 		return 0;
 	}
@@ -341,24 +367,25 @@ static int rebuild_thread(struct thread *th)
 
 /* ---- names ---- */
 
-/* The timeline's copy of a routine's name and group (index into names[]). */
+/* The timeline's copy of a routine's (or an atomic event's) name and group
+ * (index into names[]). */
 static uint32_t routine_name(struct ktau_trace_timeline *tl, const struct ktau_trace *t,
-			     const struct ktau_trace_slice *s)
+			     unsigned int origin, unsigned int source, uint32_t id)
 {
-	uint64_t key = (uint64_t)s->origin << 48 | (uint64_t)s->source << 32 | s->id;
+	uint64_t key = (uint64_t)origin << 48 | (uint64_t)source << 32 | id;
 	uint32_t i = ktau__u64map_get(&tl->name_index, key);
 	const char *name, *group;
 	char buf[32];
 
 	if (i != KTAU_U64MAP_NONE)
 		return i;
-	name = ktau_trace_name(t, s->origin, s->source, s->id);
-	group = ktau_trace_group(t, s->origin, s->source, s->id);
+	name = ktau_trace_name(t, origin, source, id);
+	group = ktau_trace_group(t, origin, source, id);
 	if (!name) {
-		snprintf(buf, sizeof(buf), "%s_%u",
-			 s->origin == KTAU_TRACE_USER ? "user" : "fid", s->id);
+		snprintf(buf, sizeof(buf), "%s_%u", origin == KTAU_TRACE_USER ? "user" : "fid",
+			 id);
 		name = buf;
-		group = s->origin == KTAU_TRACE_USER ? "user" : "unknown";
+		group = origin == KTAU_TRACE_USER ? "user" : "unknown";
 	}
 	if (tl->nr_names >= KTAU_U64MAP_NONE - 1 ||
 	    ktau__grow((void **)&tl->names, &tl->cap_names, tl->nr_names, sizeof(*tl->names)) ||
@@ -380,13 +407,52 @@ static int name_slices(struct ktau_trace_timeline *tl, const struct ktau_trace *
 
 	for (i = 0; i < th->pub.nr_slices; i++) {
 		struct ktau_trace_slice *s = &th->slices[i];
-		uint32_t n = routine_name(tl, t, s);
+		uint32_t n = routine_name(tl, t, s->origin, s->source, s->id);
 
 		if (n == KTAU_U64MAP_NONE)
 			return -ENOMEM;
 		s->name = tl->names[n];
 		s->group = tl->groups[n];
 	}
+	return 0;
+}
+
+static int cmp_atomic_mark(const void *a, const void *b)
+{
+	const struct atomic_mark *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The thread's ATOMIC events in time order, named. */
+static int build_atomics(struct ktau_trace_timeline *tl, const struct ktau_trace *t,
+			 struct thread *th)
+{
+	size_t i;
+
+	if (!th->nr_amarks)
+		return 0;
+	qsort(th->amarks, th->nr_amarks, sizeof(*th->amarks), cmp_atomic_mark);
+	th->atomics = calloc(th->nr_amarks, sizeof(*th->atomics));
+	if (!th->atomics)
+		return -ENOMEM;
+	for (i = 0; i < th->nr_amarks; i++) {
+		const struct atomic_mark *m = &th->amarks[i];
+		uint32_t n = routine_name(tl, t, m->origin, m->source, m->id);
+
+		if (n == KTAU_U64MAP_NONE)
+			return -ENOMEM;
+		th->atomics[i] = (struct ktau_trace_atomic){
+			.tsc = m->tsc, .value = m->value, .id = m->id, .origin = m->origin,
+			.source = m->source, .name = tl->names[n], .group = tl->groups[n],
+		};
+	}
+	th->nr_atomics = th->nr_amarks;
+	free(th->amarks);
+	th->amarks = NULL;
+	th->nr_amarks = th->cap_amarks = 0;
 	return 0;
 }
 
@@ -428,6 +494,8 @@ struct ktau_trace_timeline *ktau_trace_timeline(struct ktau_trace *t,
 		ret = rebuild_thread(&tl->threads[i]);
 		if (!ret)
 			ret = name_slices(tl, t, &tl->threads[i]);
+		if (!ret)
+			ret = build_atomics(tl, t, &tl->threads[i]);
 		if (ret)
 			ktau__fail(&pe, -ret, 0, "out of memory");
 	}
@@ -478,4 +546,21 @@ const struct ktau_trace_slice *ktau_trace_thread_slice(const struct ktau_trace_t
 		return NULL;
 	}
 	return &t->slices[index];
+}
+
+size_t ktau_trace_thread_atomic_count(const struct ktau_trace_thread *th)
+{
+	return ((const struct thread *)th)->nr_atomics;
+}
+
+const struct ktau_trace_atomic *ktau_trace_thread_atomic(const struct ktau_trace_thread *th,
+							 size_t index)
+{
+	const struct thread *t = (const struct thread *)th;
+
+	if (index >= t->nr_atomics) {
+		errno = ERANGE;
+		return NULL;
+	}
+	return &t->atomics[index];
 }
