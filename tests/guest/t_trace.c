@@ -268,6 +268,31 @@ static int monotonic(const struct trace *t)
 	return 1;
 }
 
+/*
+ * Wait until @pid sleeps (in its read() of the go pipe): a trace started
+ * before would hold what it did on its way there (its close() calls, a
+ * preemption), not the sequence the checks expect.  0, or -1 after 5 s.
+ */
+static int wait_blocked(pid_t pid)
+{
+	char path[64], buf[256], *state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		state = strrchr(buf, ')');
+		if (state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D'))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
 /* ---- control ------------------------------------------------------- */
 
 static void check_control(void)
@@ -368,6 +393,14 @@ static void child_body(int go, int wake, int report)
 	pid_t g;
 	volatile char *page;
 
+	/*
+	 * Run the code below once before the trace starts: a page of it that
+	 * fork() left unmapped would fault in later, a slice of its own.
+	 */
+	syscall(SYS_getppid);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED || munmap((void *)page, 4096))
+		_exit(4);
 	if (read(go, &c, 1) != 1)
 		_exit(3);
 	for (int i = 0; i < CALLS; i++)
@@ -406,7 +439,8 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 	close(report[1]);
 	fd = open(TRACE_FILE, O_RDONLY);
 	snprintf(cmd, sizeof(cmd), "trace pid %d", (int)k->child);
-	if (fd < 0 || ktr_ctl("trace size 1024") || ktr_ctl(cmd) || ktr_ctl("trace on")) {
+	if (fd < 0 || wait_blocked(k->child) || ktr_ctl("trace size 1024") || ktr_ctl(cmd) ||
+	    ktr_ctl("trace on")) {
 		ktr_fail("known-setup", "%s, trace on: %s", cmd, strerror(errno));
 		return -1;
 	}
@@ -587,7 +621,7 @@ static int mark_and_go(struct caller *c)
 	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "trace pid %d", (int)c->pid);
-	if (ktr_ctl(cmd) || ktr_ctl("trace on"))
+	if (wait_blocked(c->pid) || ktr_ctl(cmd) || ktr_ctl("trace on"))
 		return -1;
 	return write(c->go[1], "g", 1) == 1 ? 0 : -1;
 }
@@ -835,6 +869,7 @@ static void check_poll(void)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "trace pid %d", (int)c.pid);
+		wait_blocked(c.pid);
 		ktr_ctl(cmd);
 		ktr_ctl("trace on");
 	}
