@@ -113,7 +113,7 @@ END {
 	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
 	row("4b ktau on, the last context word gone (vs 1)", "ctxgone", "nokt")
 	row("6 trace on, recording stopped (vs 1)", "traceonly", "nokt")
-	row("6a trace on, with row 3's profile (vs 1)", "traceprof", "nokt")
+	row("6a trace on, with the profile of row 3 (vs 1)", "traceprof", "nokt")
 	row("5 tracing kernel, ktau off", "trace_base", "")
 	row("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")
 	row("5b kprobe on __x64_sys_getpid (vs 5)", "kprobe_getpid", "trace_base")

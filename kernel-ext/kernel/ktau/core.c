@@ -629,14 +629,35 @@ void __ktau_fault_enter(bool user_mode)
 
 	/* after irqentry_enter(): interrupts are still off */
 	lockdep_assert_irqs_disabled();
-	if (likely(user_mode) && static_branch_likely(&ktau_fast_key)) {
+	if (likely(user_mode) && static_branch_likely(&ktau_sysfast_key)) {
 		/* from user mode, as a system call's inline entry does */
+		ktau_open_root(tsk, kt, fid);
+		return;
+	}
+	/* the same while tracing, with the fault's event */
+	if (user_mode && static_branch_likely(&ktau_fast_key)) {
 		ktau_open_root(tsk, kt, fid);
 		ktau_trace_root_open(tsk);
 		return;
 	}
 	if (likely(!tsk->pagefault_disabled))
 		ktau_open(fid, user_mode);
+}
+
+/*
+ * A fault's stop while tracing (the inline timers are off): a user mode
+ * fault's through its hint, with its event, else the general one.
+ */
+static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
+{
+	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
+
+	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	    static_branch_likely(&ktau_fast_key) &&
+	    ktau_close_root_hinted(&tsk->ktau, now))
+		ktau_trace_root_close(tsk, now);
+	else
+		ktau_close(fid, now);
 }
 
 void __ktau_fault_exit(void)
@@ -657,11 +678,15 @@ void __ktau_fault_exit(void)
 	 * fault it interrupted.
 	 */
 	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
-	    static_branch_likely(&ktau_fast_key) &&
-	    ktau_close_root_hinted(&tsk->ktau, now))
-		ktau_trace_root_close(tsk, now);
-	else
-		ktau_close(fid, now);
+	    ktau_close_root_fast(&tsk->ktau, now))
+		goto out;
+	if (static_branch_unlikely(&ktau_trace_key)) {
+		ktau_fault_exit_traced(tsk, now);
+		goto out;
+	}
+	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
+		ktau_pop(tsk, fid, now);
+out:
 	local_irq_restore(flags);
 }
 
