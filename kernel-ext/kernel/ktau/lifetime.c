@@ -127,11 +127,15 @@ void ktau_task_exit(struct task_struct *tsk)
 	local_irq_disable();
 	ktau_unwind(tsk);
 	local_irq_enable();
-	ktau_trace_exit();
 
 	mutex_lock(&ks->lock);
 	local_irq_disable();
 	set_bit(KTAU_TASK_DEAD, &kt->flags);
+	/*
+	 * The trace's last event of the task: nothing is recorded once it
+	 * is dead, not the wait for the lock above nor an interrupt after.
+	 */
+	ktau_trace_exit();
 	t = ktau_table_swap(kt, ktau_empty_table);
 	local_irq_enable();
 	/* Nothing writes @t now; readers may still copy it under RCU. */
