@@ -68,6 +68,26 @@ int ktr_check(int cond, const char *check, const char *fmt, ...)
 	return 0;
 }
 
+int ktr_wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		state = strrchr(buf, ')');
+		if (state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D'))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
 char *ktr_slurp(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -82,6 +82,10 @@ struct ktr_profile {
  * NUL-terminated buffer (length in *len) or NULL with errno set. */
 char *ktr_slurp(const char *path, size_t *len);
 
+/* Wait until process @pid sleeps (state S or D in /proc/PID/stat): a
+ * child blocked where the test wants it.  0, or -1 after 5 seconds. */
+int ktr_wait_sleeping(pid_t pid);
+
 /* Read with exactly ONE read() call of up to cap bytes (used where the count
  * of read() calls matters).  Returns NULL with errno set on failure. */
 char *ktr_read_once(const char *path, size_t cap, size_t *len);

@@ -35,26 +35,6 @@ static int pin(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
-static int wait_sleeping(pid_t pid)
-{
-	char path[64], buf[256], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'S')
-			return 0;
-		usleep(5000);
-	}
-	return -1;
-}
-
 /* The child: blocked read, then its own profile, reported on fd out. */
 static int child(int in, int out)
 {
@@ -137,7 +117,7 @@ int main(void)
 	c = fork();
 	if (c == 0)
 		_exit(child(to[0], from[1]));
-	if (wait_sleeping(c)) {
+	if (ktr_wait_sleeping(c)) {
 		ktr_fail("blocked", "the child never blocked in read()");
 		kill(c, SIGKILL);
 		waitpid(c, &st, 0);

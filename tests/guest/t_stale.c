@@ -53,27 +53,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Waits until @pid sleeps (state S in /proc/PID/stat); 0 when it does. */
-static int wait_sleeping(pid_t pid)
-{
-	char path[64], buf[256], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'S')
-			return 0;
-		usleep(5000);
-	}
-	return -1;
-}
-
 /* The block of @kind in /proc/PID/ktau, sums of @name into *calls. */
 static int block_func(pid_t pid, const char *kind, const char *name, uint64_t *calls,
 		      uint64_t *incl)
@@ -139,7 +118,7 @@ static void disable_syscall(void)
 				_exit(1);
 		_exit(0);
 	}
-	if (wait_sleeping(child)) {
+	if (ktr_wait_sleeping(child)) {
 		ktr_fail("disable-syscall", "the child never blocked in read()");
 		kill(child, SIGKILL);
 		waitpid(child, &st, 0);
@@ -178,6 +157,9 @@ static void disable_syscall(void)
 		  fault_before);
 	ktr_check(faults >= 64, "disable-syscall-faults-recorded",
 		  "%" PRIu64 " page faults recorded after 64 fresh pages were touched", faults);
+	/* its second read() is entered while syscall is off: not counted */
+	if (ktr_wait_sleeping(child))
+		ktr_fail("disable-syscall", "the child never blocked in its second read()");
 	ktr_ctl("enable syscall");
 	if (write(p[1], "x", 1) != 1)
 		ktr_fail("disable-syscall", "write: %s", strerror(errno));
@@ -338,7 +320,7 @@ static void other_groups_blocked(void)
 	child = fork();
 	if (child == 0)
 		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-	if (wait_sleeping(child)) {
+	if (ktr_wait_sleeping(child)) {
 		ktr_fail("other-groups-blocked", "the child never blocked in read()");
 		kill(child, SIGKILL);
 		waitpid(child, &st, 0);

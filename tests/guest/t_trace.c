@@ -268,31 +268,6 @@ static int monotonic(const struct trace *t)
 	return 1;
 }
 
-/*
- * Wait until @pid sleeps (in its read() of the go pipe): a trace started
- * before would hold what it did on its way there (its close() calls, a
- * preemption), not the sequence the checks expect.  0, or -1 after 5 s.
- */
-static int wait_blocked(pid_t pid)
-{
-	char path[64], buf[256], *state;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		state = strrchr(buf, ')');
-		if (state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D'))
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 /* ---- control ------------------------------------------------------- */
 
 static void check_control(void)
@@ -439,7 +414,9 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 	close(report[1]);
 	fd = open(TRACE_FILE, O_RDONLY);
 	snprintf(cmd, sizeof(cmd), "trace pid %d", (int)k->child);
-	if (fd < 0 || wait_blocked(k->child) || ktr_ctl("trace size 1024") || ktr_ctl(cmd) ||
+	/* a trace started before the child sleeps in read() would hold its
+	 * way there (its close() calls, a preemption) */
+	if (fd < 0 || ktr_wait_sleeping(k->child) || ktr_ctl("trace size 1024") || ktr_ctl(cmd) ||
 	    ktr_ctl("trace on")) {
 		ktr_fail("known-setup", "%s, trace on: %s", cmd, strerror(errno));
 		return -1;
@@ -621,7 +598,7 @@ static int mark_and_go(struct caller *c)
 	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "trace pid %d", (int)c->pid);
-	if (wait_blocked(c->pid) || ktr_ctl(cmd) || ktr_ctl("trace on"))
+	if (ktr_wait_sleeping(c->pid) || ktr_ctl(cmd) || ktr_ctl("trace on"))
 		return -1;
 	return write(c->go[1], "g", 1) == 1 ? 0 : -1;
 }
@@ -869,7 +846,7 @@ static void check_poll(void)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "trace pid %d", (int)c.pid);
-		wait_blocked(c.pid);
+		ktr_wait_sleeping(c.pid);
 		ktr_ctl(cmd);
 		ktr_ctl("trace on");
 	}
