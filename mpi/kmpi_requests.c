@@ -223,6 +223,20 @@ static void completion_one(const struct completion *c, int index)
 
 /* index: where the status of c's i-th completion is (MPI_Waitsome gives
  * them packed, in the order of indices[]) */
+/*
+ * The request that an MPI_Waitany or MPI_Testany completed, @index
+ * (MPI_UNDEFINED: none); its status was received in statuses[0], the
+ * caller's copy is @status.
+ */
+static void completion_any(const struct completion *c, int index, MPI_Status *status)
+{
+	if (!c->keys || index == MPI_UNDEFINED)
+		return;
+	completed(c->keys[index], &c->statuses[0]);
+	if (status != MPI_STATUS_IGNORE)
+		*status = c->statuses[0];
+}
+
 static void completion_some(const struct completion *c, const int indices[], int n)
 {
 	int i;
@@ -359,11 +373,8 @@ KMPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
 	completion_begin(&c, array_of_requests, count, MPI_STATUSES_IGNORE);
 	ret = PMPI_Waitany(count, array_of_requests, index,
 			   c.keys ? &c.statuses[0] : status);
-	if (ret == MPI_SUCCESS && c.keys && *index != MPI_UNDEFINED) {
-		completed(c.keys[*index], &c.statuses[0]);
-		if (status != MPI_STATUS_IGNORE)
-			*status = c.statuses[0];
-	}
+	if (ret == MPI_SUCCESS)
+		completion_any(&c, *index, status);
 	completion_end(&c);
 	kmpi_leave(timer);
 	return ret;
@@ -427,11 +438,8 @@ KMPI_API int MPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 	completion_begin(&c, array_of_requests, count, MPI_STATUSES_IGNORE);
 	ret = PMPI_Testany(count, array_of_requests, index, flag,
 			   c.keys ? &c.statuses[0] : status);
-	if (ret == MPI_SUCCESS && c.keys && *flag && *index != MPI_UNDEFINED) {
-		completed(c.keys[*index], &c.statuses[0]);
-		if (status != MPI_STATUS_IGNORE)
-			*status = c.statuses[0];
-	}
+	if (ret == MPI_SUCCESS && *flag)
+		completion_any(&c, *index, status);
 	completion_end(&c);
 	kmpi_leave(timer);
 	return ret;
