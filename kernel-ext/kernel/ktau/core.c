@@ -1298,19 +1298,23 @@ void ktau_fast_keys_set(bool fast, bool inline_timers)
 		ktau_static_key_set(&ktau_sysfast_key, true);
 }
 
-/* Tasks forked before ktau_init() got no table: give them one. */
+/*
+ * Tasks forked before ktau_init() got no table: give them one.  The boot
+ * task, init_task, was never forked: its table is NULL, and it records
+ * until it becomes the idle task, at the end of rest_init().
+ */
 static void __init ktau_table_early(struct task_struct *p, void *arg)
 {
 	struct ktau_task *kt = &p->ktau;
+	struct ktau_table *old = rcu_access_pointer(kt->table);
 	struct ktau_table *t;
 
-	if (rcu_access_pointer(kt->table) != ktau_empty_table)
+	if (old && old != ktau_empty_table)
 		return;
 	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
 	if (!t)
-		return;
-	if (cmpxchg((struct ktau_table __force **)&kt->table,
-		    ktau_empty_table, t) != ktau_empty_table)
+		t = ktau_empty_table;
+	if (cmpxchg((struct ktau_table __force **)&kt->table, old, t) != old)
 		ktau_table_free(t);
 }
 
@@ -1325,6 +1329,7 @@ static int __init ktau_init(void)
 	if (ret)
 		return ret;
 	mutex_init(&init_task.signal->ktau.lock);
+	ktau_table_early(&init_task, NULL);
 	ktau_walk_tasks(ktau_table_early, NULL);
 	schedule_work(&ktau_reserve_work);
 	return ktau_proc_init();
