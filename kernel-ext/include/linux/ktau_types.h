@@ -48,10 +48,12 @@ struct ktau_entry {
  * Slots of the record hints: where the record of a key that hashes to
  * the slot was last found, as its byte offset from the first record, so
  * that the inline system call exit addresses it with no arithmetic.
- * Every record lookup of the recording paths tries its key's slot first
- * (see ktau_hint_slot()): a task's few hot callpaths (its system calls,
- * read => schedule_vol, a page fault from user mode) are each found
- * with one compare.
+ * Every record lookup of the recording paths tries its key's slot, then
+ * the pair slot (slot ^ 1), where a record goes when its own slot holds
+ * the record of a key of that slot (see ktau_hint_slot()): a task's few
+ * hot callpaths (its system calls, read => schedule_vol, a page fault
+ * from user mode) are each found with one or two compares, even when
+ * two of them share a slot.
  */
 #define KTAU_SLOT_HINTS		16
 #define KTAU_HINT_MAX_INDEX	2047

@@ -253,7 +253,9 @@ static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
 
 /*
  * ktau_frame_entry() when neither the frame's remembered record id nor
- * its key's hint slot names its record: the index, then a new record.
+ * its key's hint slots name its record: the index, then a new record.
+ * A record is hinted from its second use on: the many callpaths a task
+ * takes once (at exec, at its start) would only evict the hot ones.
  */
 static noinline struct ktau_entry *
 ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u64 key,
@@ -264,13 +266,12 @@ ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u64 key,
 	struct ktau_entry *e;
 
 	e = ktau_table_lookup(t, key);
-	if (!e && add)
-		e = ktau_task_add(tsk, t, key);
-	if (e) {
-		t = ktau_task_table(kt);
-		f->rec = ktau_record_id(t, e);
+	if (e)
 		ktau_table_hint(t, key, e);
-	}
+	else if (add)
+		e = ktau_task_add(tsk, t, key);
+	if (e)
+		f->rec = ktau_record_id(ktau_task_table(kt), e);
 	return e;
 }
 
@@ -615,6 +616,33 @@ void __ktau_irq_exit(void)
 }
 
 /*
+ * The inline stops look for an outermost record in its key's own hint
+ * slot only, so one that another key's hint moved to the pair slot
+ * moves back (ktau_table_hint() leaves hinted records where they are).
+ * Returns whether it moved.
+ */
+static __always_inline bool ktau_root_hint_restore(struct ktau_task *kt)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	unsigned int slot = ktau_root_hint_slot(kt->root_key);
+	unsigned int off = t->hint[slot ^ 1];
+
+	if (((struct ktau_entry *)((void *)t->rec + off))->key != kt->root_key)
+		return false;
+	t->hint[slot ^ 1] = t->hint[slot];
+	t->hint[slot] = off;
+	return true;
+}
+
+/* ktau_close_root_hinted() out of line, its record in either slot. */
+static __always_inline bool ktau_close_root_paired(struct ktau_task *kt,
+						   u64 now)
+{
+	return likely(ktau_close_root_hinted(kt, now)) ||
+	       (ktau_root_hint_restore(kt) && ktau_close_root_hinted(kt, now));
+}
+
+/*
  * A fault taken with page faults disabled only runs its exception fixup.
  * One of those comes from ktau itself, reading an unmapped user context
  * word while it opens an outermost frame: recording it would open that
@@ -654,7 +682,7 @@ static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
 
 	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
 	    static_branch_likely(&ktau_fast_key) &&
-	    ktau_close_root_hinted(&tsk->ktau, now))
+	    ktau_close_root_paired(&tsk->ktau, now))
 		ktau_trace_root_close(tsk, now);
 	else
 		ktau_close(fid, now);
@@ -684,6 +712,12 @@ void __ktau_fault_exit(void)
 		ktau_fault_exit_traced(tsk, now);
 		goto out;
 	}
+	/* its record moved to the pair slot: back to the inline stops' slot */
+	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	    static_branch_likely(&ktau_sysfast_key) &&
+	    ktau_root_hint_restore(&tsk->ktau) &&
+	    ktau_close_root_hinted(&tsk->ktau, now))
+		goto out;
 	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
 		ktau_pop(tsk, fid, now);
 out:
@@ -867,10 +901,11 @@ static noinline struct ktau_entry *ktau_event_entry_slow(struct task_struct *tsk
 	struct ktau_table *t = ktau_task_table(&tsk->ktau);
 	struct ktau_entry *e = ktau_table_lookup(t, key);
 
-	if (!e)
-		e = ktau_task_add(tsk, t, key);
+	/* hinted from its second use on, as ktau_frame_entry_slow() does */
 	if (e)
-		ktau_table_hint(ktau_task_table(&tsk->ktau), key, e);
+		ktau_table_hint(t, key, e);
+	else
+		e = ktau_task_add(tsk, t, key);
 	return e;
 }
 
@@ -1076,7 +1111,7 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 	struct ktau_task *kt = &tsk->ktau;
 
 	if (unlikely(!static_branch_likely(&ktau_fast_key) ||
-		     !ktau_close_root_hinted(kt, now))) {
+		     !ktau_close_root_paired(kt, now))) {
 		ktau_syscall_exit_general(regs, now);
 		return;
 	}

@@ -75,36 +75,74 @@ static inline unsigned int ktau_record_id(const struct ktau_table *t,
 }
 
 /*
- * The record of @key if @key's hint slot names it, else NULL.  A hint
- * is always the offset of a record of @t's array (0 in a new table):
- * one that is not in use yet has key 0, which no record has.
+ * A key's record is hinted in the key's own slot or, when another key
+ * of that slot took it since, in the pair slot (slot ^ 1), so that two
+ * hot callpaths whose keys share a slot (a process's write() and its
+ * read() => schedule_vol) are both found without a lookup.  A hint is
+ * always the offset of a record of @t's array (0 in a new table): one
+ * that is not in use yet has key 0, which no record has.
  */
+static __always_inline unsigned int
+ktau_table_hinted_off(const struct ktau_table *t, u64 key)
+{
+	unsigned int slot = ktau_hint_slot(key);
+	unsigned int off = t->hint[slot];
+
+	if (likely(((struct ktau_entry *)((void *)t->rec + off))->key == key))
+		return off;
+	off = t->hint[slot ^ 1];
+	if (((struct ktau_entry *)((void *)t->rec + off))->key == key)
+		return off;
+	return U16_MAX;
+}
+
+/* The record of @key if one of its hint slots names it, else NULL. */
 static __always_inline struct ktau_entry *
 ktau_table_hinted(const struct ktau_table *t, u64 key)
 {
-	struct ktau_entry *e = (void *)t->rec + t->hint[ktau_hint_slot(key)];
+	unsigned int off = ktau_table_hinted_off(t, key);
 
-	return e->key == key ? e : NULL;
+	return off != U16_MAX ? (void *)t->rec + off : NULL;
 }
 
 /* ktau_table_hinted() as a record id, 0 for none. */
 static __always_inline unsigned int
 ktau_table_hinted_id(const struct ktau_table *t, u64 key)
 {
-	unsigned int off = t->hint[ktau_hint_slot(key)];
-	const struct ktau_entry *e = (void *)t->rec + off;
+	unsigned int off = ktau_table_hinted_off(t, key);
 
-	return e->key == key ? off / sizeof(*e) + 1 : 0;
+	return off != U16_MAX ? off / sizeof(struct ktau_entry) + 1 : 0;
 }
 
-/* Point @key's hint slot at its record @e (only @t's writer). */
+/* Whether hint slot @slot names a record whose key's own slot it is. */
+static __always_inline bool ktau_hint_owned(const struct ktau_table *t,
+					    unsigned int slot)
+{
+	const struct ktau_entry *e = (void *)t->rec + t->hint[slot];
+
+	return ktau_hint_slot(e->key) == slot;
+}
+
+/*
+ * Hint @key's record @e (only @t's writer), unless one of its two slots
+ * names it already: in the key's own slot, or in the pair slot when the
+ * own slot names a record of its own.  A record hinted once stays where
+ * it is until another takes its slot, and never leaves its own slot for
+ * another key's, so that two keys of one slot do not evict each other
+ * at every use.
+ */
 static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
 					    const struct ktau_entry *e)
 {
-	unsigned int idx = e - t->rec;
+	unsigned int idx = e - t->rec, slot = ktau_hint_slot(key);
+	unsigned int off = idx * sizeof(*e);
 
-	if (idx <= KTAU_HINT_MAX_INDEX)
-		t->hint[ktau_hint_slot(key)] = idx * sizeof(*e);
+	if (idx > KTAU_HINT_MAX_INDEX || t->hint[slot] == off ||
+	    t->hint[slot ^ 1] == off)
+		return;
+	if (ktau_hint_owned(t, slot))
+		slot ^= 1;
+	t->hint[slot] = off;
 }
 
 /* A table with no room: tasks whose table could not be allocated. */
