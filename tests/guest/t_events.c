@@ -9,6 +9,11 @@
  * of its own) while the main thread reads its profile: the events must be
  * exactly those.  Its read and write func lines must count every call,
  * the failed one included.
+ *
+ * A second thread registers a user context word and alternates it between
+ * 1 and 2, reading 16 bytes under 1 and 8 under 2, 30 times each: each
+ * context gets its own read_bytes line, exact (a merged profiler's
+ * routines alternate so around every call).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -18,12 +23,17 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define PR_KTAU_SET_CONTEXT 0x4b544155
+#define ALTERNATIONS 30
+
 static pthread_barrier_t done, release;
-static long worker_tid;
+static long worker_tid, alternator_tid;
 static int setup_error;
+static __thread volatile uint32_t context_word;
 
 static void *worker(void *arg)
 {
@@ -56,6 +66,31 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Reads under context 1 (16 bytes) and 2 (8 bytes), one after the other. */
+static void *alternator(void *arg)
+{
+	static char buf[16];
+	int zero = open("/dev/zero", O_RDONLY);
+
+	(void)arg;
+	alternator_tid = syscall(SYS_gettid);
+	if (zero < 0 ||
+	    prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&context_word, 0UL, 0UL, 0UL)) {
+		setup_error = errno;
+	} else {
+		for (int i = 0; i < 2 * ALTERNATIONS; i++) {
+			context_word = 1 + i % 2;
+			if (read(zero, buf, i % 2 ? 8 : 16) != (i % 2 ? 8 : 16))
+				setup_error = EIO;
+		}
+		context_word = 0;
+	}
+	pthread_barrier_wait(&done);
+	pthread_barrier_wait(&release);
+	close(zero);
+	return NULL;
+}
+
 static void check_event(const struct ktr_block *b, const char *name, uint64_t count,
 			uint64_t min, uint64_t max, uint64_t sum, uint64_t sumsq)
 {
@@ -70,18 +105,62 @@ static void check_event(const struct ktr_block *b, const char *name, uint64_t co
 		  sum, sumsq);
 }
 
+/* The event line @name of user context @ctx in @b, exactly as expected. */
+static void check_ctx_event(const struct ktr_block *b, const char *name, uint64_t ctx,
+			    uint64_t count, uint64_t value)
+{
+	const struct ktr_event *ev = NULL;
+	char check[32];
+	int n = 0;
+
+	for (size_t i = 0; i < b->nevents; i++) {
+		if (!strcmp(b->events[i].name, name) && b->events[i].ctx == ctx) {
+			ev = &b->events[i];
+			n++;
+		}
+	}
+	snprintf(check, sizeof(check), "ctx%" PRIu64 "-%s", ctx, name);
+	ktr_check(n == 1 && ev->count == count && ev->min == value && ev->max == value &&
+		  ev->sum == count * value && ev->sumsq == count * value * value, check,
+		  "%d line(s): count %" PRIu64 " min %" PRIu64 " max %" PRIu64 " sum %" PRIu64
+		  " sumsq %" PRIu64 "; expected 1 line: %" PRIu64 " reads of %" PRIu64 " bytes",
+		  n, ev ? ev->count : 0, ev ? ev->min : 0, ev ? ev->max : 0, ev ? ev->sum : 0,
+		  ev ? ev->sumsq : 0, count, value);
+}
+
+/* The alternating thread's profile: one exact read_bytes line per context. */
+static void check_alternator(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", alternator_tid);
+	if (ktr_load(path, 0, &p, "alternator-profile"))
+		return;
+	b = ktr_block_kind(&p, "thread", 0);
+	if (!b) {
+		ktr_fail("alternator-profile", "%s: no thread block", path);
+	} else {
+		check_ctx_event(b, "read_bytes", 1, ALTERNATIONS, 16);
+		check_ctx_event(b, "read_bytes", 2, ALTERNATIONS, 8);
+	}
+	ktr_free(&p);
+}
+
 int main(void)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
 	uint64_t reads = 0, writes = 0;
-	pthread_t t;
+	pthread_t t, t2;
 	char path[64];
 
 	ktr_init("events");
-	pthread_barrier_init(&done, NULL, 2);
-	pthread_barrier_init(&release, NULL, 2);
-	if (pthread_create(&t, NULL, worker, NULL)) {
+	pthread_barrier_init(&done, NULL, 3);
+	pthread_barrier_init(&release, NULL, 3);
+	if (pthread_create(&t, NULL, worker, NULL) ||
+	    pthread_create(&t2, NULL, alternator, NULL)) {
 		ktr_fail("thread", "pthread_create failed");
 		return ktr_exit();
 	}
@@ -106,8 +185,10 @@ int main(void)
 			}
 			ktr_free(&p);
 		}
+		check_alternator();
 	}
 	pthread_barrier_wait(&release);
 	pthread_join(t, NULL);
+	pthread_join(t2, NULL);
 	return ktr_exit();
 }

@@ -73,7 +73,9 @@ struct ktau_table {
 	u16 maxrec;
 	u8 index_bits;
 	u8 flags;			/* KTAU_TABLE_* (kernel/ktau) */
-	u8 pad[2];
+	u16 bytes_hint[2];		/* read(), write(): their bytes */
+					/* event's range record, followed */
+					/* by its sum record (kernel/ktau) */
 	u16 hint[KTAU_SLOT_HINTS];	/* byte offsets into rec[], < maxrec */
 	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };

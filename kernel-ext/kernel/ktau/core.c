@@ -960,19 +960,35 @@ static __always_inline void ktau_account_event(struct task_struct *tsk,
 	ktau_sum_add(sum, 1, value, ktau_square_sat(value));
 }
 
+/* The atomic event of the bytes a read() or write() of record key @key moved. */
+static __always_inline unsigned int ktau_bytes_fid(u64 key)
+{
+	return KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
+			       KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
+}
+
+/*
+ * The key of the range record of the bytes event of a read() or write()
+ * whose outermost record key is @key: the same user context, and the
+ * two events' ids follow each other as the two calls' numbers do.
+ */
+static __always_inline u64 ktau_bytes_range_key(u64 key)
+{
+	BUILD_BUG_ON(__NR_write - __NR_read != 1);
+	BUILD_BUG_ON(KTAU_SP_WRITE_BYTES - KTAU_SP_READ_BYTES != 1);
+	return key + KTAU_KEY(0, KTAU_EVENT_RANGE,
+			      KTAU_FID_STATIC(KTAU_SP_READ_BYTES)) -
+	       KTAU_KEY(0, KTAU_NO_PARENT, __NR_read);
+}
+
 /*
  * The bytes a read() or write() moved, as the atomic events of each, in
  * the user context of the call's record @key.  Interrupts are off.
  */
-static unsigned int ktau_syscall_bytes(struct task_struct *tsk, u64 key,
-				       long ret)
+static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
 {
-	unsigned int fid;
-
-	fid = KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
-			      KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
-	ktau_account_event(tsk, KTAU_CTX_KEY(KTAU_KEY_CTX(key)), fid, ret);
-	return fid;
+	ktau_account_event(tsk, KTAU_CTX_KEY(KTAU_KEY_CTX(key)),
+			   ktau_bytes_fid(key), ret);
 }
 
 /*
@@ -983,29 +999,79 @@ static unsigned int ktau_syscall_bytes(struct task_struct *tsk, u64 key,
 static void ktau_syscall_bytes_record(struct task_struct *tsk, u64 key,
 				      long ret, u64 now)
 {
-	unsigned int fid;
-
 	if (ret < 0)
 		return;
 	if (ktau_group_profiled(KTAU_GROUP_EVENT)) {
-		fid = ktau_syscall_bytes(tsk, key, ret);
-		ktau_handlers(fid, KTAU_HANDLER_EVENT, ret);
+		ktau_syscall_bytes(tsk, key, ret);
+		ktau_handlers(ktau_bytes_fid(key), KTAU_HANDLER_EVENT, ret);
 	}
 	if (READ_ONCE(ktau_trace_events))
-		ktau_trace_atomic(KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
-						  KTAU_SP_READ_BYTES :
-						  KTAU_SP_WRITE_BYTES), ret, now);
+		ktau_trace_atomic(ktau_bytes_fid(key), ret, now);
+}
+
+/* A value of a bytes event whose range record is @range, its sum next. */
+static __always_inline void ktau_bytes_add(struct ktau_entry *range, u64 value)
+{
+	u64 n = range->calls;
+
+	if (!n || value < range->incl)
+		WRITE_ONCE(range->incl, value);
+	if (!n || value > range->excl)
+		WRITE_ONCE(range->excl, value);
+	WRITE_ONCE(range->calls, n + 1);
+	/* a read() or write() moves at most MAX_RW_COUNT: no overflow */
+	ktau_sum_add(range + 1, 1, value, value * value);
+}
+
+/*
+ * __ktau_syscall_bytes() when the call's bytes hint does not name the
+ * event's range record: its hint slots may (a program alternating
+ * between user contexts), and then the bytes hint names it too, when its
+ * sum record follows it.  Else the general path.
+ */
+static noinline void ktau_syscall_bytes_rehint(struct task_struct *tsk,
+					       u64 key, long ret)
+{
+	struct ktau_table *t = ktau_task_table(&tsk->ktau);
+	u64 range_key = ktau_bytes_range_key(key);
+	struct ktau_entry *e = ktau_table_hinted(t, range_key);
+	unsigned int id = e ? ktau_record_id(t, e) : 0;
+
+	if (!id || id >= t->nrec || id > KTAU_HINT_MAX_INDEX ||
+	    e[1].key != range_key + (1ULL << 16) || ret > MAX_RW_COUNT) {
+		ktau_syscall_bytes(tsk, key, ret);
+		return;
+	}
+	t->bytes_hint[ktau_key_fid(key) - __NR_read] = (e - t->rec) * sizeof(*e);
+	ktau_bytes_add(e, ret);
 }
 
 /*
  * ktau_syscall_exit()'s events, after its inline path recorded the call:
  * the inline timers run only while nothing is traced, so the event
- * group's key is on only while the group is profiled.
+ * group's key is on only while the group is profiled.  The common case:
+ * the table's bytes hint of the call names the event's range record.
+ * Its sum record follows it: a bytes hint names no other (records keep
+ * their place, a bigger table keeps the hints, a new one has none), so
+ * no bound is checked.
  */
 void __ktau_syscall_bytes(u64 key, long ret)
 {
-	if (ret >= 0)
-		ktau_syscall_bytes(current, key, ret);
+	struct task_struct *tsk = current;
+	struct ktau_table *t = ktau_task_table(&tsk->ktau);
+	u64 range_key = ktau_bytes_range_key(key);
+	struct ktau_entry *range;
+
+	if (unlikely(ret < 0))
+		return;
+	range = (void *)t->rec + t->bytes_hint[(u16)key - (__NR_read + 1)];
+	if (unlikely(range->key != range_key ||
+		     range[1].key != range_key + (1ULL << 16) ||
+		     ret > MAX_RW_COUNT)) {
+		ktau_syscall_bytes_rehint(tsk, key, ret);
+		return;
+	}
+	ktau_bytes_add(range, ret);
 }
 
 /*
@@ -1023,6 +1089,10 @@ static void ktau_check_hints(const struct ktau_table *t)
 		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
 			     (t->hint[i] &&
 			      t->hint[i] / sizeof(t->rec[0]) >= t->maxrec));
+	for (i = 0; i < ARRAY_SIZE(t->bytes_hint); i++)
+		WARN_ON_ONCE(t->bytes_hint[i] % sizeof(t->rec[0]) ||
+			     (t->bytes_hint[i] &&
+			      t->bytes_hint[i] / sizeof(t->rec[0]) + 1 >= t->maxrec));
 }
 
 /*
