@@ -619,7 +619,10 @@ void __ktau_irq_exit(void)
  * The inline stops look for an outermost record in its key's own hint
  * slot only, so one that another key's hint moved to the pair slot
  * moves back (ktau_table_hint() leaves hinted records where they are).
- * Returns whether it moved.
+ * Returns whether it moved: once it did, it is in its own slot and no
+ * other record has its key, so it does not move again.  A task that has
+ * no outermost frame (root_key 0, as a new task's, or with only the
+ * trace on) has nothing to move: a record not in use has key 0 too.
  */
 static __always_inline bool ktau_root_hint_restore(struct ktau_task *kt)
 {
@@ -627,14 +630,15 @@ static __always_inline bool ktau_root_hint_restore(struct ktau_task *kt)
 	unsigned int slot = ktau_root_hint_slot(kt->root_key);
 	unsigned int off = t->hint[slot ^ 1];
 
-	if (((struct ktau_entry *)((void *)t->rec + off))->key != kt->root_key)
+	if (!(u16)kt->root_key || off == t->hint[slot] ||
+	    ((struct ktau_entry *)((void *)t->rec + off))->key != kt->root_key)
 		return false;
 	t->hint[slot ^ 1] = t->hint[slot];
 	t->hint[slot] = off;
 	return true;
 }
 
-/* ktau_close_root_hinted() out of line, its record in either slot. */
+/* ktau_close_root_hinted() for the traced fault, its record in either slot. */
 static __always_inline bool ktau_close_root_paired(struct ktau_task *kt,
 						   u64 now)
 {
@@ -1132,6 +1136,11 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 		ktau_syscall_exit_traced(kt, regs_return_value(regs), now);
 		return;
 	}
+	/* its record in the pair slot: back to its own, then the fast exit */
+	if (static_branch_likely(&ktau_fast_key) && ktau_root_hint_restore(kt)) {
+		__ktau_syscall_exit(regs, now);
+		return;
+	}
 	ktau_stack_check(kt);
 	if (!kt->depth)
 		return;
@@ -1181,7 +1190,7 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 	struct ktau_task *kt = &tsk->ktau;
 
 	if (unlikely(!static_branch_likely(&ktau_fast_key) ||
-		     !ktau_close_root_paired(kt, now))) {
+		     !ktau_close_root_hinted(kt, now))) {
 		ktau_syscall_exit_general(regs, now);
 		return;
 	}
