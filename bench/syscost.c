@@ -16,10 +16,12 @@
  * system calls must cost what they did before any was registered.
  * "syscost --calibrate" checks the
  * clock: a 2-instruction loop must read 2.000 per iteration.
+ * The pipe round trip runs both ends SCHED_FIFO (root only).
  * Exit status: 0 done, 1 a system call failed, 2 bad usage.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,25 @@ static void pages_unmap(void *arg, long n)
 	munmap(s->pages, (size_t)n * PAGE);
 }
 
+/*
+ * Both ends of the round trip run SCHED_FIFO at one priority: a wakeup
+ * then never preempts the waker, so every round trip is the same two
+ * system calls and one switch on each side, on every kernel and in
+ * every boot.  Under the fair class, whether the woken end preempts
+ * depends on the run queue's history (EEVDF's lag and deadlines), and
+ * the round trip varied by hundreds of instructions between boots of
+ * one kernel.
+ */
+static void round_trip_policy(int policy)
+{
+	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? 1 : 0 };
+
+	if (sched_setscheduler(0, policy, &sp)) {
+		perror("syscost: sched_setscheduler");
+		exit(1);
+	}
+}
+
 /* The other end of the round trip: echo each byte back until EOF. */
 static pid_t echo_child(struct bench_state *s)
 {
@@ -116,6 +137,7 @@ static pid_t echo_child(struct bench_state *s)
 	if (pid == 0) {
 		close(down[1]);
 		close(up[0]);
+		round_trip_policy(SCHED_FIFO);
 		while (read(down[0], &c, 1) == 1 && write(up[1], &c, 1) == 1)
 			;
 		_exit(0);
@@ -233,8 +255,10 @@ int main(int argc, char **argv)
 	       net_cost(&s, loop_read16, NULL, NULL, CALL_ITERATIONS));
 	printf("BENCH %s.close_ebadf %.1f\n", label,
 	       net_cost(&s, loop_close_ebadf, NULL, NULL, CALL_ITERATIONS));
+	round_trip_policy(SCHED_FIFO);
 	printf("BENCH %s.pipe_rtt %.1f\n", label,
 	       net_cost(&s, loop_pipe_rtt, NULL, NULL, ROUND_TRIP_ITERATIONS));
+	round_trip_policy(SCHED_OTHER);
 	printf("BENCH %s.page_fault %.1f\n", label,
 	       net_cost(&s, loop_touch, pages_map, pages_unmap, FAULT_ITERATIONS));
 	fflush(stdout);
