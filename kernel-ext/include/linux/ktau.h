@@ -192,11 +192,14 @@ static __always_inline u64 ktau_excl(u64 incl, u64 child)
  * The hint slot of a record key: its caller's record id and its user
  * context are mixed into its function id, so that a program alternating
  * between two user routines around the same system call keeps both
- * records hinted, and so does a routine called from two callpaths.
+ * records hinted, and so does a routine called from two callpaths.  The
+ * context comes in two bits up (key >> 30): routine ids are small
+ * numbers, and read() and write() under routines 1 and 2 would take
+ * two slots, not four, if they came in at bit 0 (1 ^ 1 == 2 ^ 2).
  */
 static __always_inline unsigned int ktau_hint_slot(u64 key)
 {
-	return (key ^ (key >> 16) ^ (key >> 32)) % KTAU_SLOT_HINTS;
+	return (key ^ (key >> 16) ^ (key >> 30)) % KTAU_SLOT_HINTS;
 }
 
 /*
@@ -207,7 +210,7 @@ static __always_inline unsigned int ktau_hint_slot(u64 key)
 static __always_inline unsigned int ktau_root_hint_slot(u64 key)
 {
 	BUILD_BUG_ON(KTAU_SLOT_HINTS > (1 << 16));
-	return (key ^ (key >> 32)) % KTAU_SLOT_HINTS;
+	return (key ^ (key >> 30)) % KTAU_SLOT_HINTS;
 }
 
 /* The fid + 1 of read() or write(), whatever the user context. */

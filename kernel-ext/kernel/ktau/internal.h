@@ -125,11 +125,12 @@ static __always_inline bool ktau_hint_owned(const struct ktau_table *t,
 
 /*
  * Hint @key's record @e (only @t's writer), unless one of its two slots
- * names it already: in the key's own slot, or in the pair slot when the
- * own slot names a record of its own.  A record hinted once stays where
- * it is until another takes its slot, and never leaves its own slot for
- * another key's, so that two keys of one slot do not evict each other
- * at every use.
+ * names it already: in the key's own slot, unless that slot names a
+ * record of its own and the pair slot does not; then in the pair slot.
+ * A record hinted once stays where it is until another takes its slot,
+ * so that two keys of one slot do not evict each other at every use,
+ * and a record in a slot not its own gives way first.  Three hot keys
+ * on two slots still evict one another.
  */
 static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
 					    const struct ktau_entry *e)
@@ -140,7 +141,7 @@ static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
 	if (idx > KTAU_HINT_MAX_INDEX || t->hint[slot] == off ||
 	    t->hint[slot ^ 1] == off)
 		return;
-	if (ktau_hint_owned(t, slot))
+	if (ktau_hint_owned(t, slot) && !ktau_hint_owned(t, slot ^ 1))
 		slot ^= 1;
 	t->hint[slot] = off;
 }
