@@ -53,9 +53,11 @@ struct ktau_entry {
  * the record of a key of that slot (see ktau_hint_slot()): a task's few
  * hot callpaths (its system calls, read => schedule_vol, a page fault
  * from user mode) are each found with one or two compares, even when
- * two of them share a slot.
+ * two of them share a slot.  32 slots: a merged profile's read() and
+ * write() under two user routines, with their schedule_vol and page
+ * fault callpaths, overflowed 16 (64 bytes a table).
  */
-#define KTAU_SLOT_HINTS		16
+#define KTAU_SLOT_HINTS		32
 #define KTAU_HINT_MAX_INDEX	2047
 
 /*
