@@ -33,9 +33,10 @@ static inline bool ktau_gen_after(u32 a, u32 b)
 /* ---- profile tables (table.c) --------------------------------------- */
 
 /*
- * Record counts: a new task's table has room for 20 (720-odd bytes,
- * from a cache of its own, so that a typical task's profile stays
- * within 1 KiB); each growth doubles it, up to the per-task limit.
+ * Record counts: a new task's table has room for 20 (808 bytes, from a
+ * cache of its own, so that a task with few callpaths, as most kernel
+ * threads, stays within about 1 KiB with its part in task_struct); each
+ * growth doubles it, up to the per-task limit.
  * Record ids are u16 and the two highest caller ids mark atomic events.
  */
 #define KTAU_TABLE_MIN_RECORDS	20
