@@ -638,12 +638,19 @@ static __always_inline bool ktau_root_hint_restore(struct ktau_task *kt)
 	return true;
 }
 
+/* ktau_close_root_hinted() once its record moved back to its own slot. */
+static __always_inline bool ktau_close_root_restored(struct ktau_task *kt,
+						     u64 now)
+{
+	return ktau_root_hint_restore(kt) && ktau_close_root_hinted(kt, now);
+}
+
 /* ktau_close_root_hinted() for the traced fault, its record in either slot. */
 static __always_inline bool ktau_close_root_paired(struct ktau_task *kt,
 						   u64 now)
 {
 	return likely(ktau_close_root_hinted(kt, now)) ||
-	       (ktau_root_hint_restore(kt) && ktau_close_root_hinted(kt, now));
+	       ktau_close_root_restored(kt, now);
 }
 
 /*
@@ -719,8 +726,7 @@ void __ktau_fault_exit(void)
 	/* its record moved to the pair slot: back to the inline stops' slot */
 	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
 	    static_branch_likely(&ktau_sysfast_key) &&
-	    ktau_root_hint_restore(&tsk->ktau) &&
-	    ktau_close_root_hinted(&tsk->ktau, now))
+	    ktau_close_root_restored(&tsk->ktau, now))
 		goto out;
 	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
 		ktau_pop(tsk, fid, now);
