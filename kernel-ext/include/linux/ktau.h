@@ -95,8 +95,11 @@ void __ktau_irq_enter(void);
 void __ktau_irq_exit(void);
 void __ktau_fault_enter(bool user_mode);
 void __ktau_fault_exit(void);
-void __ktau_schedule_enter(bool voluntary);
+void __ktau_schedule_enter(void);
+void __ktau_preempt_enter(void);
 void __ktau_schedule_exit(void);
+void __ktau_preempt_irq_enter(void);
+void __ktau_preempt_irq_exit(void);
 
 /**
  * ktau_get_fid() - the function id of a kernel routine, registered if new
@@ -391,17 +394,40 @@ static __always_inline void ktau_fault_exit(void)
 		__ktau_fault_exit();
 }
 
-/* @voluntary: the task blocks (it is not runnable), else it is preempted. */
-static __always_inline void ktau_schedule_enter(bool voluntary)
+/*
+ * schedule(): voluntary when the task blocks (it is not runnable), else
+ * a preemption.  Interrupts are on.
+ */
+static __always_inline void ktau_schedule_enter(void)
 {
 	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_schedule_enter(voluntary);
+		__ktau_schedule_enter();
+}
+
+/* preempt_schedule_common(): a preemption.  Interrupts are on. */
+static __always_inline void ktau_preempt_enter(void)
+{
+	if (ktau_group_on(KTAU_GROUP_SCHED))
+		__ktau_preempt_enter();
 }
 
 static __always_inline void ktau_schedule_exit(void)
 {
 	if (ktau_group_on(KTAU_GROUP_SCHED))
 		__ktau_schedule_exit();
+}
+
+/* preempt_schedule_irq(): a preemption, with interrupts off. */
+static __always_inline void ktau_preempt_irq_enter(void)
+{
+	if (ktau_group_on(KTAU_GROUP_SCHED))
+		__ktau_preempt_irq_enter();
+}
+
+static __always_inline void ktau_preempt_irq_exit(void)
+{
+	if (ktau_group_on(KTAU_GROUP_SCHED))
+		__ktau_preempt_irq_exit();
 }
 
 /*
@@ -500,8 +526,11 @@ static inline void ktau_irq_enter(void) { }
 static inline void ktau_irq_exit(void) { }
 static inline void ktau_fault_enter(bool user_mode) { }
 static inline void ktau_fault_exit(void) { }
-static inline void ktau_schedule_enter(bool voluntary) { }
+static inline void ktau_schedule_enter(void) { }
+static inline void ktau_preempt_enter(void) { }
 static inline void ktau_schedule_exit(void) { }
+static inline void ktau_preempt_irq_enter(void) { }
+static inline void ktau_preempt_irq_exit(void) { }
 static inline int ktau_context_prctl(int option, unsigned long arg2,
 				     unsigned long arg3, unsigned long arg4,
 				     unsigned long arg5)

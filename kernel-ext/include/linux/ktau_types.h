@@ -78,6 +78,9 @@ struct ktau_table {
 	u16 bytes_hint[2];		/* read(), write(): their bytes */
 					/* event's range record, followed */
 					/* by its sum record (kernel/ktau) */
+	u16 sched_hint[2][2];		/* schedule_vol, schedule_invol: */
+					/* the records last timed under a */
+					/* caller, or 0 (kernel/ktau) */
 	u16 hint[KTAU_SLOT_HINTS];	/* byte offsets into rec[], < maxrec */
 	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };

@@ -734,44 +734,181 @@ out:
 	local_irq_restore(flags);
 }
 
-void __ktau_schedule_enter(bool voluntary)
+/* ---- the scheduler --------------------------------------------------- */
+
+static __always_inline unsigned int ktau_sched_fid(bool invol)
 {
+	return KTAU_FID_STATIC(invol ? KTAU_SP_SCHEDULE_INVOL :
+				       KTAU_SP_SCHEDULE_VOL);
+}
+
+/*
+ * ktau_close_root_fast() and ktau_sched_push_fast() index the table by
+ * a hint without a bounds check: CONFIG_KTAU_DEBUG checks here that every
+ * hint is a record of the table (or 0), and a schedule hint one whose
+ * caller's record is before it.
+ */
+static void ktau_check_hints(const struct ktau_table *t)
+{
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
+		return;
+	for (i = 0; i < KTAU_SLOT_HINTS; i++)
+		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
+			     (t->hint[i] &&
+			      t->hint[i] / sizeof(t->rec[0]) >= t->maxrec));
+	for (i = 0; i < ARRAY_SIZE(t->bytes_hint); i++)
+		WARN_ON_ONCE(t->bytes_hint[i] % sizeof(t->rec[0]) ||
+			     (t->bytes_hint[i] &&
+			      t->bytes_hint[i] / sizeof(t->rec[0]) + 1 >= t->maxrec));
+	for (i = 0; i < 2 * ARRAY_SIZE(t->sched_hint); i++) {
+		unsigned int off = t->sched_hint[i / 2][i % 2];
+		unsigned int id = off / sizeof(t->rec[0]) + 1;
+		u64 key;
+
+		if (!off || WARN_ON_ONCE(off % sizeof(t->rec[0]) ||
+					 id > t->nrec))
+			continue;
+		key = t->rec[id - 1].key;
+		WARN_ON_ONCE(ktau_key_fid(key) != ktau_sched_fid(i / 2) ||
+			     !KTAU_KEY_PARENT(key) || KTAU_KEY_PARENT(key) >= id);
+	}
+}
+
+/*
+ * Whether schedule hint @off names a record (its key in *@key) whose
+ * caller's record has key @caller.  A hint names a schedule record under
+ * a caller, whose id is below its own, or is 0 (none): nothing needs a
+ * bounds check.
+ */
+static __always_inline bool ktau_sched_hint_is(const struct ktau_table *t,
+					       unsigned int off, u64 caller,
+					       u64 *key)
+{
+	*key = ((struct ktau_entry *)((void *)t->rec + off))->key;
+	return off && t->rec[KTAU_KEY_PARENT(*key) - 1].key == caller;
+}
+
+/*
+ * Open a schedule frame as frame @d (1 <= @d < KTAU_MAX_DEPTH) of @kt
+ * through the table's schedule hints of its kind: a task blocks again
+ * and again under the same call (a pipe reader in read(), a futex wait),
+ * so the hints name the records it was last timed in (two: a merged
+ * profile's reads alternate between user routines), and a record's
+ * caller says whether it is this frame's: the caller's record is frame
+ * @d - 1's.  One compare, where a start through the hint slots looks up
+ * the caller's record and then its own.  With a frame open, current is
+ * neither the idle task nor an exited one (they open none), and
+ * schedule() never runs in an NMI: the may-record test is not needed.
+ * Interrupts are off.  Returns false, having changed nothing, when the
+ * general start must take it.
+ */
+static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
+						 unsigned int d, bool invol,
+						 u64 now)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	const u16 *hint = t->sched_hint[invol];
+	unsigned int off = hint[0];
+	struct ktau_frame *f;
+	u64 caller, key;
+
+	if (!static_branch_likely(&ktau_fast_key) ||
+	    kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH - 1)
+		return false;
+	caller = ktau_frame_key(kt, d - 1);
+	if (unlikely(!ktau_sched_hint_is(t, off, caller, &key))) {
+		off = hint[1];
+		if (!ktau_sched_hint_is(t, off, caller, &key))
+			return false;
+	}
+	f = &kt->stack[d];
+	f->key = key;
+	f->rec = off / sizeof(struct ktau_entry) + 1;
+	f->deeper_groups = 0;
+	f->child = 0;
+	f->start = now;
+	kt->depth = d + 1;
+	return true;
+}
+
+/*
+ * After a general start of a schedule frame as frame @d: name its record
+ * in the first schedule hint of its kind (the first one's goes second),
+ * when the frame is open, a caller's callee, and its record known (from
+ * the frame's third start on: a record is added at its first stop and
+ * hinted from its second use).
+ */
+static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
+			      bool invol)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	const struct ktau_frame *f = &kt->stack[d];
+	u16 *hint = t->sched_hint[invol], off;
+
+	if (!d || d >= KTAU_MAX_DEPTH || kt->depth != d + 1 || !f->rec ||
+	    f->rec > t->nrec || f->rec - 1 > KTAU_HINT_MAX_INDEX ||
+	    t->rec[f->rec - 1].key != f->key ||
+	    ktau_key_fid(f->key) != ktau_sched_fid(invol) ||
+	    !KTAU_KEY_PARENT(f->key))
+		return;
+	off = (f->rec - 1) * sizeof(t->rec[0]);
+	if (hint[0] == off || hint[1] == off)
+		return;
+	hint[1] = hint[0];
+	hint[0] = off;
+	ktau_check_hints(t);
+}
+
+/* A schedule frame's start the hint did not take.  Interrupts are off. */
+static noinline void ktau_sched_open(struct ktau_task *kt, bool invol,
+				     u64 now)
+{
+	unsigned int fid = ktau_sched_fid(invol), d = kt->depth;
+
 	/* with only the trace on, no frame will say which kind it was */
 	if (ktau_trace_on())
-		assign_bit(KTAU_TASK_SCHED_INVOL, &ktau_current()->flags,
-			   !voluntary);
-	ktau_start(KTAU_FID_STATIC(voluntary ? KTAU_SP_SCHEDULE_VOL :
-					       KTAU_SP_SCHEDULE_INVOL));
+		assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags, invol);
+	if (unlikely(!ktau_may_record()))
+		return;
+	if (ktau_push_fast(current, fid, now, d))
+		ktau_trace_fast(fid, KTAU_HANDLER_START, now);
+	else
+		ktau_push(current, fid, now);
+	if (static_branch_likely(&ktau_fast_key))
+		ktau_sched_rehint(kt, d, invol);
+}
+
+static __always_inline void ktau_sched_start(bool invol)
+{
+	struct ktau_task *kt = ktau_current();
+	u64 now = ktau_arch_now();
+
+	if (unlikely(!ktau_sched_push_fast(kt, kt->depth, invol, now))) {
+		ktau_sched_open(kt, invol, now);
+		return;
+	}
+	if (static_branch_unlikely(&ktau_trace_key)) {
+		assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags, invol);
+		ktau_trace_point(ktau_sched_fid(invol), KTAU_HANDLER_START,
+				 now);
+	}
 }
 
 /* Whichever kind of schedule frame the task opened is on top now. */
-void __ktau_schedule_exit(void)
+static noinline void ktau_sched_close(struct ktau_task *kt, u64 now)
 {
-	const unsigned int vol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_VOL);
-	const unsigned int invol = KTAU_FID_STATIC(KTAU_SP_SCHEDULE_INVOL);
-	struct ktau_task *kt = ktau_current();
-	unsigned int top, d;
-	unsigned long flags;
-	u64 now, key;
+	const unsigned int vol = ktau_sched_fid(false);
+	const unsigned int invol = ktau_sched_fid(true);
+	unsigned int top;
 
 	if (unlikely(!ktau_may_record()))
 		return;
-	local_irq_save(flags);
-	now = ktau_arch_now();
 	if (unlikely(!ktau_group_profiled(KTAU_GROUP_SCHED))) {
 		ktau_handlers(test_bit(KTAU_TASK_SCHED_INVOL, &kt->flags) ?
 			      invol : vol, KTAU_HANDLER_STOP, now);
-		goto out;
-	}
-	d = kt->depth;
-	if (d && d <= KTAU_MAX_DEPTH) {
-		key = ktau_frame_key(kt, d - 1);
-		top = ktau_key_fid(key);
-		if ((top == vol || top == invol) &&
-		    ktau_pop_top_fast(current, d, key, now)) {
-			ktau_trace_fast(top, KTAU_HANDLER_STOP, now);
-			goto out;
-		}
+		return;
 	}
 	ktau_stack_check(kt);
 	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
@@ -781,8 +918,74 @@ void __ktau_schedule_exit(void)
 	} else if (kt->depth) {
 		ktau_pop(current, vol, now);
 	}
-out:
-	local_irq_restore(flags);
+}
+
+/*
+ * The inline stop: a frame open (so current may record, as above), a
+ * schedule frame's on top.
+ */
+static __always_inline void ktau_sched_stop(void)
+{
+	const unsigned int vol = ktau_sched_fid(false);
+	const unsigned int invol = ktau_sched_fid(true);
+	struct ktau_task *kt = ktau_current();
+	u64 now = ktau_arch_now(), key;
+	unsigned int d = kt->depth, top;
+
+	if (likely(d - 1 < KTAU_MAX_DEPTH)) {
+		key = ktau_frame_key(kt, d - 1);
+		top = ktau_key_fid(key);
+		if ((top == vol || top == invol) &&
+		    ktau_pop_top_fast(current, d, key, now)) {
+			ktau_trace_fast(top, KTAU_HANDLER_STOP, now);
+			return;
+		}
+	}
+	ktau_sched_close(kt, now);
+}
+
+/*
+ * schedule() and preempt_schedule_common() run with interrupts on: no
+ * state to save and restore (lockdep checks it).  schedule() is
+ * voluntary when the task blocks: it is not runnable (the rule that
+ * counts nvcsw); read here, so that the hook's caller reads nothing
+ * while ktau is off.
+ */
+void __ktau_schedule_enter(void)
+{
+	lockdep_assert_irqs_enabled();
+	local_irq_disable();
+	ktau_sched_start(task_is_running(current));
+	local_irq_enable();
+}
+
+void __ktau_preempt_enter(void)
+{
+	lockdep_assert_irqs_enabled();
+	local_irq_disable();
+	ktau_sched_start(true);
+	local_irq_enable();
+}
+
+void __ktau_schedule_exit(void)
+{
+	lockdep_assert_irqs_enabled();
+	local_irq_disable();
+	ktau_sched_stop();
+	local_irq_enable();
+}
+
+/* preempt_schedule_irq(): interrupts are off around it. */
+void __ktau_preempt_irq_enter(void)
+{
+	lockdep_assert_irqs_disabled();
+	ktau_sched_start(true);
+}
+
+void __ktau_preempt_irq_exit(void)
+{
+	lockdep_assert_irqs_disabled();
+	ktau_sched_stop();
 }
 
 /* ---- system calls ---------------------------------------------------- */
@@ -1082,27 +1285,6 @@ void __ktau_syscall_bytes(u64 key, long ret)
 		return;
 	}
 	ktau_bytes_add(range, ret);
-}
-
-/*
- * ktau_close_root_fast() indexes the table by a hint without a bounds
- * check: CONFIG_KTAU_DEBUG checks here that every hint is a record of the
- * table (or 0).
- */
-static void ktau_check_hints(const struct ktau_table *t)
-{
-	unsigned int i;
-
-	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
-		return;
-	for (i = 0; i < KTAU_SLOT_HINTS; i++)
-		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
-			     (t->hint[i] &&
-			      t->hint[i] / sizeof(t->rec[0]) >= t->maxrec));
-	for (i = 0; i < ARRAY_SIZE(t->bytes_hint); i++)
-		WARN_ON_ONCE(t->bytes_hint[i] % sizeof(t->rec[0]) ||
-			     (t->bytes_hint[i] &&
-			      t->bytes_hint[i] / sizeof(t->rec[0]) + 1 >= t->maxrec));
 }
 
 /*

@@ -33,7 +33,7 @@ static inline bool ktau_gen_after(u32 a, u32 b)
 /* ---- profile tables (table.c) --------------------------------------- */
 
 /*
- * Record counts: a new task's table has room for 20 (808 bytes, from a
+ * Record counts: a new task's table has room for 20 (816 bytes, from a
  * cache of its own, so that a task with few callpaths, as most kernel
  * threads, stays within about 1 KiB with its part in task_struct); each
  * growth doubles it, up to the per-task limit.

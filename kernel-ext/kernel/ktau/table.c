@@ -256,6 +256,7 @@ void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src)
 		index[ktau_table_slot(dst, src->rec[i].key)] = i + 1;
 	memcpy(dst->hint, src->hint, sizeof(dst->hint));
 	memcpy(dst->bytes_hint, src->bytes_hint, sizeof(dst->bytes_hint));
+	memcpy(dst->sched_hint, src->sched_hint, sizeof(dst->sched_hint));
 	*ktau_table_dropped(dst) = *ktau_table_dropped(src);
 	/* the records before their count: readers load it with acquire */
 	smp_store_release(&dst->nrec, n);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedhint — exact schedule_vol callpaths through the schedule hints.
+ *
+ * A task that blocks under a system call opens its schedule_vol frame
+ * through two per-table hints naming the records it last blocked in,
+ * each checked against its caller's record.  A reader thread registers
+ * a user context word and blocks in read() on an empty pipe under
+ * contexts 1, 2 and 3 in turn (three callers for two hints: one always
+ * misses), and in nanosleep() under context 1 after every third read (a
+ * second caller in one context).  A waker thread writes each byte only
+ * once the reader's open frames show read => schedule_vol, and waits for
+ * the reader's acknowledgement before the next: every read blocks
+ * exactly once.  Then a clear (a new table, no hints) and the same again.
+ *
+ * After each phase, the reader's own profile must hold, per context,
+ * exactly its blocking reads as read => schedule_vol and its sleeps as
+ * nanosleep => schedule_vol, with excl <= incl <= the caller's incl, and
+ * no schedule_vol under another context's call.  Debug kernels check
+ * every hint a rehint sets (a bad one WARNs: the kernel log check fails).
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PR_KTAU_SET_CONTEXT 0x4b544155
+#define ROUNDS 30			/* reads a phase, ROUNDS / 3 a context */
+#define WAIT_MS 5000			/* for the reader to block */
+
+static int data_pipe[2], ack_pipe[2];
+static long reader_tid;
+static pthread_barrier_t phase_start, phase_done;
+static int phase_error;
+static __thread volatile uint32_t context_word;
+
+/* Whether the reader's open frames are read => schedule_vol now. */
+static int reader_blocked_in_read(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	char path[64], err[128];
+	size_t len;
+	char *text;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", reader_tid);
+	text = ktr_slurp(path, &len);
+	if (!text)
+		return -1;
+	if (ktr_parse(text, len, &p, err, sizeof(err))) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	b = ktr_block_kind(&p, "thread", 0);
+	for (size_t i = 0; b && i < b->nopens; i++) {
+		const struct ktr_path *o = &b->opens[i];
+
+		if (o->depth == 2 && !strcmp(o->name, "schedule_vol") &&
+		    !strcmp(ktr_path_elem(b, o, 0), "read"))
+			found = 1;
+	}
+	ktr_free(&p);
+	return found;
+}
+
+/* One byte for each of the reader's reads, once it blocks in it. */
+static void *waker(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+	char byte = 0;
+
+	(void)arg;
+	for (int phase = 0; phase < 2; phase++) {
+		pthread_barrier_wait(&phase_start);
+		for (int i = 0; i < ROUNDS && !phase_error; i++) {
+			int waited = 0, r;
+
+			while (!(r = reader_blocked_in_read()) && waited++ < WAIT_MS)
+				nanosleep(&ms, NULL);
+			if (r != 1) {
+				phase_error = r < 0 ? EIO : ETIMEDOUT;
+				byte = 1;	/* let the reader go */
+			}
+			if (write(data_pipe[1], &byte, 1) != 1 ||
+			    read(ack_pipe[0], &byte, 1) != 1)
+				phase_error = EIO;
+		}
+		pthread_barrier_wait(&phase_done);
+	}
+	return NULL;
+}
+
+/* Calls, incl and excl of ctx @ctx's callpath @outer => @inner (depth 2). */
+static int ctx_edge(const struct ktr_block *b, uint64_t ctx, const char *outer,
+		    const char *inner, uint64_t *calls, uint64_t *incl, uint64_t *excl)
+{
+	int n = 0;
+
+	*calls = *incl = *excl = 0;
+	for (size_t i = 0; i < b->npaths; i++) {
+		const struct ktr_path *p = &b->paths[i];
+
+		if (p->ctx != ctx || p->depth != 2 || strcmp(p->name, inner) ||
+		    strcmp(ktr_path_elem(b, p, 0), outer))
+			continue;
+		*calls += p->calls;
+		*incl += p->incl;
+		*excl += p->excl;
+		n++;
+	}
+	return n;
+}
+
+/* Calls and incl of ctx @ctx's outermost @name (depth 1). */
+static void ctx_top(const struct ktr_block *b, uint64_t ctx, const char *name,
+		    uint64_t *calls, uint64_t *incl)
+{
+	*calls = *incl = 0;
+	for (size_t i = 0; i < b->npaths; i++) {
+		const struct ktr_path *p = &b->paths[i];
+
+		if (p->ctx == ctx && p->depth == 1 && !strcmp(p->name, name)) {
+			*calls += p->calls;
+			*incl += p->incl;
+		}
+	}
+}
+
+/* The edge @outer => schedule_vol of context @ctx: exactly @want calls. */
+static void check_edge(const char *phase, const struct ktr_block *b, uint64_t ctx,
+		       const char *outer, uint64_t want)
+{
+	uint64_t calls, incl, excl, ocalls, oincl;
+	char check[64];
+	int n = ctx_edge(b, ctx, outer, "schedule_vol", &calls, &incl, &excl);
+
+	ctx_top(b, ctx, outer, &ocalls, &oincl);
+	snprintf(check, sizeof(check), "%s-ctx%" PRIu64 "-%s", phase, ctx, outer);
+	ktr_check(n == (want ? 1 : 0) && calls == want && excl <= incl && incl <= oincl, check,
+		  "%d line(s) %s => schedule_vol: calls %" PRIu64 " incl %" PRIu64 " excl %"
+		  PRIu64 " (%s incl %" PRIu64 "); expected %s%" PRIu64 " calls, excl <= incl"
+		  " <= the caller's", n, outer, calls, incl, excl, outer, oincl,
+		  want ? "1 line, " : "", want);
+}
+
+static void check_phase(const char *phase)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", reader_tid);
+	if (ktr_load(path, 0, &p, phase))
+		return;
+	b = ktr_block_kind(&p, "thread", 0);
+	if (!b) {
+		ktr_fail(phase, "%s: no thread block", path);
+	} else {
+		for (uint64_t ctx = 1; ctx <= 3; ctx++)
+			check_edge(phase, b, ctx, "read", ROUNDS / 3);
+		check_edge(phase, b, 1, "nanosleep", ROUNDS / 3);
+		check_edge(phase, b, 2, "nanosleep", 0);
+		check_edge(phase, b, 3, "nanosleep", 0);
+	}
+	ktr_free(&p);
+}
+
+/*
+ * Reads under contexts 1, 2, 3 in turn, a 10 ms sleep after every third
+ * (long enough that its timer cannot expire before it blocks, even when
+ * a slow kernel preempts it on the way).
+ */
+static void reader_phase(void)
+{
+	struct timespec nap = { 0, 10000000 };
+	char byte;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		context_word = 1 + i % 3;
+		if (read(data_pipe[0], &byte, 1) != 1)
+			phase_error = EIO;
+		context_word = 0;
+		if (write(ack_pipe[1], &byte, 1) != 1)
+			phase_error = EIO;
+		if (i % 3 == 2) {
+			context_word = 1;
+			syscall(SYS_nanosleep, &nap, NULL);
+			context_word = 0;
+		}
+	}
+}
+
+int main(void)
+{
+	pthread_t w;
+
+	ktr_init("schedhint");
+	if (ktr_ctl("enable all")) {
+		ktr_fail("enable", "cannot enable all groups: %s", strerror(errno));
+		return ktr_exit();
+	}
+	reader_tid = syscall(SYS_gettid);
+	if (pipe(data_pipe) || pipe(ack_pipe) ||
+	    prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&context_word, 0UL, 0UL, 0UL)) {
+		ktr_fail("setup", "pipe or context word: %s", strerror(errno));
+		return ktr_exit();
+	}
+	pthread_barrier_init(&phase_start, NULL, 2);
+	pthread_barrier_init(&phase_done, NULL, 2);
+	if (pthread_create(&w, NULL, waker, NULL)) {
+		ktr_fail("setup", "pthread_create failed");
+		return ktr_exit();
+	}
+	for (int phase = 0; phase < 2; phase++) {
+		const char *name = phase ? "after-clear" : "first";
+
+		if (phase && ktr_ctl("clear"))
+			phase_error = errno;
+		pthread_barrier_wait(&phase_start);
+		reader_phase();
+		pthread_barrier_wait(&phase_done);
+		if (!ktr_check(!phase_error, name, "the waker or reader failed: %s",
+			       strerror(phase_error)))
+			break;
+		check_phase(name);
+	}
+	pthread_join(w, NULL);
+	return ktr_exit();
+}
