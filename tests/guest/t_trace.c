@@ -421,9 +421,14 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 		ktr_fail("known-setup", "%s, trace on: %s", cmd, strerror(errno));
 		return -1;
 	}
-	if (write(go[1], "g", 1) != 1)
+	/*
+	 * The write leaves the child runnable at once; it sleeps again only
+	 * in the read() of wake, which must block for its schedule_vol.
+	 */
+	if (write(go[1], "g", 1) != 1 || ktr_wait_sleeping(k->child)) {
+		ktr_fail("known-setup", "the child never blocked in its second read()");
 		return -1;
-	usleep(100 * 1000);		/* the child blocks in read() meanwhile */
+	}
 	if (write(wake[1], "w", 1) != 1 ||
 	    read(report[0], &k->grandchild, sizeof(k->grandchild)) != sizeof(k->grandchild))
 		return -1;
@@ -436,6 +441,27 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 	close(wake[1]);
 	close(report[0]);
 	return 0;
+}
+
+static int is_interrupt(const struct ktr_fmap *fm, uint32_t fid)
+{
+	const struct ktr_fmap_ent *fe = ktr_fmap_fid(fm, fid);
+
+	return fe && (!strcmp(fe->group, "irq") || !strcmp(fe->group, "softirq"));
+}
+
+/* The index after the interrupt slice whose ENTRY is e[i], nested ones included. */
+static size_t past_interrupt(const struct ktr_fmap *fm, const struct ev *e, size_t n, size_t i)
+{
+	size_t depth = 0;
+
+	for (; i < n && (e[i].type == ENTRY || e[i].type == EXIT) && is_interrupt(fm, e[i].data);
+	     i++) {
+		depth += e[i].type == ENTRY ? 1 : -1;
+		if (!depth)
+			return i + 1;
+	}
+	return n;	/* not a whole slice: the caller's test fails */
 }
 
 static const struct ev *find_task(const struct ev *e, size_t n, unsigned int type)
@@ -496,8 +522,7 @@ static void check_known(const struct ktr_fmap *fm, uint64_t tsc_khz)
 
 		for (j = 0; j < ntop; j++) {
 			fe = ktr_fmap_fid(fm, top[j]);
-			if (fe && (!strcmp(fe->group, "irq") || !strcmp(fe->group, "softirq") ||
-				   !strcmp(fe->name, "schedule_invol")))
+			if (is_interrupt(fm, top[j]) || (fe && !strcmp(fe->name, "schedule_invol")))
 				continue;
 			top[i++] = top[j];
 		}
@@ -515,14 +540,29 @@ static void check_known(const struct ktr_fmap *fm, uint64_t tsc_khz)
 			  "the last outermost slice is %s, expected exit_group",
 			  ntop ? name_of(fm, top[ntop - 1]) : "-");
 	}
-	/* the blocking read: read => schedule_vol */
+	/*
+	 * The blocking read: read => schedule_vol, with at most whole
+	 * interrupt slices (a timer tick) between the two entries.
+	 */
 	{
 		int found = 0;
 
-		for (size_t i = 0; i + 2 < cn && !found; i++)
-			found = ce[i].type == ENTRY && ce[i].data == rd &&
-				ce[i + 1].type == ENTRY && ce[i + 1].data == vol;
-		ktr_check(found, "known-blocking-read", "no read => schedule_vol in the child");
+		why[0] = '\0';
+		for (size_t i = 0; i + 2 < cn && !found; i++) {
+			size_t j = i + 1;
+
+			if (ce[i].type != ENTRY || ce[i].data != rd)
+				continue;
+			while (j < cn && ce[j].type == ENTRY && is_interrupt(fm, ce[j].data))
+				j = past_interrupt(fm, ce, cn, j);
+			found = j < cn && ce[j].type == ENTRY && ce[j].data == vol;
+			if (j < cn)
+				snprintf(why, sizeof(why), "type %u of %s", ce[j].type,
+					 name_of(fm, ce[j].data));
+		}
+		ktr_check(found, "known-blocking-read",
+			  "no read => schedule_vol in the child; a read's entry was followed by %s",
+			  *why ? why : "nothing");
 	}
 	task = find_task(ge, gn, TASK);
 	ktr_check(task && task->data == (uint32_t)k.grandchild && !strcmp(task->comm, "t_trace") &&
