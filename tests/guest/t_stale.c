@@ -192,7 +192,12 @@ static void clear_sleep(void)
 		syscall(SYS_nanosleep, &ts, NULL);
 		_exit(0);
 	}
-	usleep(400000);
+	/* the clear must fall inside the nanosleep, however late the child */
+	if (ktr_wait_sleeping(child)) {
+		ktr_fail("clear-sleep", "the child never slept in nanosleep()");
+		waitpid(child, &st, 0);
+		return;
+	}
 	t_clear = now_ms();
 	ktr_ctl("startclr");
 	waitpid(child, &st, 0);
