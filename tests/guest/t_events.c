@@ -14,6 +14,11 @@
  * 1 and 2, reading 16 bytes under 1 and 8 under 2, 30 times each: each
  * context gets its own read_bytes line, exact (a merged profiler's
  * routines alternate so around every call).
+ *
+ * A third thread writes 2 GiB - 4 KiB (MAX_RW_COUNT) to /dev/null, which
+ * returns it without touching a byte: after four such writes the sum of
+ * squares is exact, just under 2^64; a fifth and sixth saturate it at
+ * 2^64 - 1 (past the first writes, the inline exit's path records them).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -30,9 +35,11 @@
 #define PR_KTAU_SET_CONTEXT 0x4b544155
 #define ALTERNATIONS 30
 
-static pthread_barrier_t done, release;
-static long worker_tid, alternator_tid;
-static int setup_error;
+#define BIG_WRITE 0x7ffff000ULL	/* MAX_RW_COUNT with 4 KiB pages */
+
+static pthread_barrier_t done, release, big_step;
+static long worker_tid, alternator_tid, big_tid;
+static int setup_error, big_error;
 static __thread volatile uint32_t context_word;
 
 static void *worker(void *arg)
@@ -88,6 +95,31 @@ static void *alternator(void *arg)
 	pthread_barrier_wait(&done);
 	pthread_barrier_wait(&release);
 	close(zero);
+	return NULL;
+}
+
+/*
+ * Four writes of BIG_WRITE, a check, two more, a check: each step ends at
+ * big_step, then waits there for the main thread's check.
+ */
+static void *big_writer(void *arg)
+{
+	static char byte;
+	int null = open("/dev/null", O_WRONLY);
+
+	(void)arg;
+	big_tid = syscall(SYS_gettid);
+	for (int step = 0; step < 2; step++) {
+		for (int i = 0; i < (step ? 2 : 4); i++)
+			/* syscall(): write() of a 1-byte object is an error to gcc */
+			if (null < 0 || syscall(SYS_write, null, &byte, BIG_WRITE) !=
+					(long)BIG_WRITE)
+				big_error = errno ? errno : EIO;
+		pthread_barrier_wait(&big_step);
+		pthread_barrier_wait(&big_step);
+	}
+	if (null >= 0)
+		close(null);
 	return NULL;
 }
 
@@ -148,22 +180,64 @@ static void check_alternator(void)
 	ktr_free(&p);
 }
 
+/* The big writer's write_bytes after @writes writes: its sum of squares @sumsq. */
+static void check_big(int writes, uint64_t sumsq, const char *check)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	struct ktr_event ev;
+	char path[64];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", big_tid);
+	if (big_error) {
+		ktr_fail(check, "write(/dev/null, %llu bytes): %s", BIG_WRITE, strerror(big_error));
+		return;
+	}
+	if (ktr_load(path, 0, &p, check))
+		return;
+	b = ktr_block_kind(&p, "thread", 0);
+	n = b ? ktr_event_find(b, "write_bytes", &ev) : 0;
+	ktr_check(n == 1 && ev.count == (uint64_t)writes && ev.min == BIG_WRITE &&
+		  ev.max == BIG_WRITE && ev.sum == writes * BIG_WRITE && ev.sumsq == sumsq, check,
+		  "%d line(s): count %" PRIu64 " min %" PRIu64 " max %" PRIu64 " sum %" PRIu64
+		  " sumsq %" PRIu64 "; expected %d writes of %llu, sumsq %" PRIu64, n,
+		  n ? ev.count : 0, n ? ev.min : 0, n ? ev.max : 0, n ? ev.sum : 0,
+		  n ? ev.sumsq : 0, writes, BIG_WRITE, sumsq);
+	ktr_free(&p);
+}
+
+/* The big writer's two steps, each checked while it waits. */
+static void check_big_writer(void)
+{
+	pthread_barrier_wait(&big_step);
+	check_big(4, 4 * BIG_WRITE * BIG_WRITE, "big-sumsq-exact");
+	pthread_barrier_wait(&big_step);
+	pthread_barrier_wait(&big_step);
+	check_big(6, UINT64_MAX, "big-sumsq-saturated");
+	pthread_barrier_wait(&big_step);
+}
+
 int main(void)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
 	uint64_t reads = 0, writes = 0;
-	pthread_t t, t2;
+	pthread_t t, t2, t3;
 	char path[64];
 
 	ktr_init("events");
 	pthread_barrier_init(&done, NULL, 3);
 	pthread_barrier_init(&release, NULL, 3);
+	pthread_barrier_init(&big_step, NULL, 2);
 	if (pthread_create(&t, NULL, worker, NULL) ||
-	    pthread_create(&t2, NULL, alternator, NULL)) {
+	    pthread_create(&t2, NULL, alternator, NULL) ||
+	    pthread_create(&t3, NULL, big_writer, NULL)) {
 		ktr_fail("thread", "pthread_create failed");
 		return ktr_exit();
 	}
+	check_big_writer();
+	pthread_join(t3, NULL);
 	pthread_barrier_wait(&done);
 	if (setup_error) {
 		ktr_fail("setup", "the worker's reads/writes failed: %s", strerror(setup_error));

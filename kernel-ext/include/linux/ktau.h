@@ -55,6 +55,8 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 #ifdef CONFIG_KTAU
 
 #include <linux/ktau_types.h>
+#include <linux/limits.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <asm/ktau.h>
@@ -296,13 +298,13 @@ static __always_inline void ktau_ia32_syscall_enter(long nr)
  * system call's, a user mode fault's): the frame is the only one open
  * and no control change happened since its start, its record is in the slot the
  * table's hint names, and it did not end on a CPU whose TSC lags its
- * start's (nor its children's).  Interrupts are off.
- * The table is never NULL for a task that enters from user mode.
+ * start's (nor its children's).  Interrupts are off.  @t: @kt's table,
+ * never NULL for a task that enters from user mode.
  */
-static __always_inline bool ktau_close_root_hinted(struct ktau_task *kt,
-						   u64 now)
+static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
+						     struct ktau_table *t,
+						     u64 now)
 {
-	struct ktau_table *t = rcu_dereference_raw(kt->table);
 	u64 key = kt->root_key;
 	struct ktau_entry *e;
 	s64 incl, excl;
@@ -312,10 +314,11 @@ static __always_inline bool ktau_close_root_hinted(struct ktau_task *kt,
 	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
 	if (unlikely(e->key != key))
 		return false;
-	/* A migration to a CPU whose TSC lags: the slow path clamps. */
+	/*
+	 * A migration to a CPU whose TSC lags: the slow path clamps.  A
+	 * negative @incl makes @excl negative too (@child is never).
+	 */
 	incl = now - kt->stack[0].start;
-	if (unlikely(incl < 0))
-		return false;
 	excl = incl - kt->stack[0].child;
 	if (unlikely(excl < 0))
 		return false;
@@ -324,12 +327,92 @@ static __always_inline bool ktau_close_root_hinted(struct ktau_task *kt,
 	return true;
 }
 
-/* The inline system call exit's: the inline timers are on as well. */
+/* Add @v to the counter at @p, as ktau_entry_add() does: one add to memory. */
+static __always_inline void ktau_counter_add(u64 *p, u64 v)
+{
+	asm volatile("addq %[v], %[c]" : [c] "+m" (*p) : [v] "er" (v));
+}
+
+/*
+ * A value of a read()'s or write()'s bytes event: its range record
+ * (minimum, maximum) at @range, its sum record (count, sum, saturating
+ * sum of squares) next.  The event's count is the sum record's: the
+ * range record's, which only the general paths advance, says that its
+ * minimum and maximum are set (the profile skips a range record without
+ * one).  A range record followed by its sum record has one: the general
+ * path adds a value to both as soon as both exist, with interrupts off
+ * (CONFIG_KTAU_DEBUG checks it).  @value is at most INT_MAX, so its
+ * square does not overflow.
+ */
+static __always_inline void ktau_bytes_add(struct ktau_entry *range,
+					   u64 value)
+{
+	struct ktau_entry *sum = range + 1;
+	u64 sq;
+
+	if (value < range->incl)
+		WRITE_ONCE(range->incl, value);
+	if (value > range->excl)
+		WRITE_ONCE(range->excl, value);
+	/* saturating: all ones from the carry, without a branch */
+	sq = sum->excl + value * value;
+	sq |= -(u64)(sq < value * value);
+	ktau_counter_add(&sum->calls, 1);
+	ktau_counter_add(&sum->incl, value);
+	WRITE_ONCE(sum->excl, sq);
+}
+
+/*
+ * The key of a read()'s or write()'s bytes event's range record minus
+ * the call's record key (the same user context; kernel/ktau/core.c).
+ */
+extern const u64 ktau_bytes_key_delta;
+
+/*
+ * The bytes of a read() or write() whose inline exit recorded it (its
+ * record key @key, its return value @ret), while the event group is
+ * profiled: the table's bytes hint of the call names the event's range
+ * record, its sum record next, in the common case.  A hint names no
+ * other records (records keep their place, a bigger table keeps the
+ * hints, a new one has none), so no bound is checked.  An error, a miss
+ * or a value above INT_MAX goes out of line.  Interrupts are off.
+ */
+static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
+						      u64 key, long ret)
+{
+	u64 range_key = key + ktau_bytes_key_delta;
+	struct ktau_entry *range;
+
+	/* the close's t->rec + its offset stays one lea: no shared t->rec */
+	OPTIMIZER_HIDE_VAR(t);
+	/* indexed by the fid + 1 in @key, 1 or 2: no sign extension */
+	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
+	range = (void *)t->rec + (t->bytes_hint - 1)[(u16)key];
+	if (unlikely((unsigned long)ret > INT_MAX || range->key != range_key ||
+		     range[1].key != range_key + (1ULL << 16))) {
+		__ktau_syscall_bytes(key, ret);
+		return;
+	}
+	ktau_bytes_add(range, ret);
+}
+
+/* The same, the table read from @kt. */
+static __always_inline bool ktau_close_root_hinted(struct ktau_task *kt,
+						   u64 now)
+{
+	return __ktau_close_root_hinted(kt, rcu_dereference_raw(kt->table),
+					now);
+}
+
+/*
+ * The inline system call exit's: the inline timers are on as well.  @t:
+ * @kt's table.
+ */
 static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
-						 u64 now)
+						 struct ktau_table *t, u64 now)
 {
 	return likely(static_branch_likely(&ktau_sysfast_key)) &&
-	       ktau_close_root_hinted(kt, now);
+	       __ktau_close_root_hinted(kt, t, now);
 }
 
 /*
@@ -337,23 +420,27 @@ static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
  * with interrupts off, after the exit work and before the return to
  * user mode (signals, rescheduling) is prepared.  @regs: the call's
  * registers, whose return value gives the bytes of reads and writes:
- * with the event group on, the inline path hands those to an out of
- * line call that finds the event's records through their hint.
+ * with the event group on, the inline path adds those to the event's
+ * records through their hint.
  */
 static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 {
+	struct ktau_table *t;
 	struct ktau_task *kt;
-	u64 now;
+	u64 now, key;
 
 	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return;
 	now = ktau_arch_now();
 	kt = &current->ktau;
-	if (!ktau_close_root_fast(kt, now))
+	/* the bytes need them after the close, whose adds to memory would */
+	/* have them loaded again */
+	t = rcu_dereference_raw(kt->table);
+	key = kt->root_key;
+	if (!ktau_close_root_fast(kt, t, now))
 		__ktau_syscall_exit(regs, now);
-	else if (ktau_group_on(KTAU_GROUP_EVENT) &&
-		 ktau_key_moves_bytes(kt->root_key))
-		__ktau_syscall_bytes(kt->root_key, regs_return_value(regs));
+	else if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
+		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
 }
 
 /* Around each softirq vector's handler, in every path that runs them. */

@@ -717,7 +717,7 @@ void __ktau_fault_exit(void)
 	 * fault it interrupted.
 	 */
 	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
-	    ktau_close_root_fast(&tsk->ktau, now))
+	    ktau_close_root_fast(&tsk->ktau, ktau_task_table(&tsk->ktau), now))
 		goto out;
 	if (static_branch_unlikely(&ktau_trace_key)) {
 		ktau_fault_exit_traced(tsk, now);
@@ -746,7 +746,8 @@ static __always_inline unsigned int ktau_sched_fid(bool invol)
  * ktau_close_root_fast() and ktau_sched_push_fast() index the table by
  * a hint without a bounds check: CONFIG_KTAU_DEBUG checks here that every
  * hint is a record of the table (or 0), and a schedule hint one whose
- * caller's record is before it.
+ * caller's record is before it.  ktau_bytes_add() takes a range record
+ * followed by its sum record to have a count: checked too.
  */
 static void ktau_check_hints(const struct ktau_table *t)
 {
@@ -754,6 +755,10 @@ static void ktau_check_hints(const struct ktau_table *t)
 
 	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
 		return;
+	for (i = 0; i + 1 < t->nrec; i++)
+		WARN_ON_ONCE(KTAU_KEY_PARENT(t->rec[i].key) == KTAU_EVENT_RANGE &&
+			     t->rec[i + 1].key == t->rec[i].key + (1ULL << 16) &&
+			     !t->rec[i].calls);
 	for (i = 0; i < KTAU_SLOT_HINTS; i++)
 		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
 			     (t->hint[i] &&
@@ -1180,6 +1185,10 @@ static __always_inline unsigned int ktau_bytes_fid(u64 key)
 			       KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
 }
 
+const u64 ktau_bytes_key_delta = KTAU_KEY(0, KTAU_EVENT_RANGE,
+					  KTAU_FID_STATIC(KTAU_SP_READ_BYTES)) -
+				 KTAU_KEY(0, KTAU_NO_PARENT, __NR_read);
+
 /*
  * The key of the range record of the bytes event of a read() or write()
  * whose outermost record key is @key: the same user context, and the
@@ -1189,9 +1198,7 @@ static __always_inline u64 ktau_bytes_range_key(u64 key)
 {
 	BUILD_BUG_ON(__NR_write - __NR_read != 1);
 	BUILD_BUG_ON(KTAU_SP_WRITE_BYTES - KTAU_SP_READ_BYTES != 1);
-	return key + KTAU_KEY(0, KTAU_EVENT_RANGE,
-			      KTAU_FID_STATIC(KTAU_SP_READ_BYTES)) -
-	       KTAU_KEY(0, KTAU_NO_PARENT, __NR_read);
+	return key + ktau_bytes_key_delta;
 }
 
 /*
@@ -1222,34 +1229,28 @@ static void ktau_syscall_bytes_record(struct task_struct *tsk, u64 key,
 		ktau_trace_atomic(ktau_bytes_fid(key), ret, now);
 }
 
-/* A value of a bytes event whose range record is @range, its sum next. */
-static __always_inline void ktau_bytes_add(struct ktau_entry *range, u64 value)
-{
-	u64 n = range->calls;
-
-	if (!n || value < range->incl)
-		WRITE_ONCE(range->incl, value);
-	if (!n || value > range->excl)
-		WRITE_ONCE(range->excl, value);
-	WRITE_ONCE(range->calls, n + 1);
-	/* a read() or write() moves at most MAX_RW_COUNT: no overflow */
-	ktau_sum_add(range + 1, 1, value, value * value);
-}
-
 /*
- * __ktau_syscall_bytes() when the call's bytes hint does not name the
- * event's range record: its hint slots may (a program alternating
- * between user contexts), and then the bytes hint names it too, when its
- * sum record follows it.  Else the general path.
+ * ktau_syscall_exit()'s events when ktau_syscall_bytes_hinted() cannot
+ * take them (the inline timers run only while nothing is traced, so the
+ * event group's key is on only while the group is profiled): an error
+ * moved nothing; else the call's bytes hint does not name the event's
+ * range record, but its hint slots may (a program alternating between
+ * user contexts), and then the bytes hint names it too, when its sum
+ * record follows it.  Else the general path.  Interrupts are off.
  */
-static noinline void ktau_syscall_bytes_rehint(struct task_struct *tsk,
-					       u64 key, long ret)
+void __ktau_syscall_bytes(u64 key, long ret)
 {
+	struct task_struct *tsk = current;
 	struct ktau_table *t = ktau_task_table(&tsk->ktau);
 	u64 range_key = ktau_bytes_range_key(key);
-	struct ktau_entry *e = ktau_table_hinted(t, range_key);
-	unsigned int id = e ? ktau_record_id(t, e) : 0;
+	struct ktau_entry *e;
+	unsigned int id;
 
+	BUILD_BUG_ON(MAX_RW_COUNT > INT_MAX);
+	if (unlikely(ret < 0))
+		return;
+	e = ktau_table_hinted(t, range_key);
+	id = e ? ktau_record_id(t, e) : 0;
 	if (!id || id >= t->nrec || id > KTAU_HINT_MAX_INDEX ||
 	    e[1].key != range_key + (1ULL << 16) || ret > MAX_RW_COUNT) {
 		ktau_syscall_bytes(tsk, key, ret);
@@ -1257,34 +1258,6 @@ static noinline void ktau_syscall_bytes_rehint(struct task_struct *tsk,
 	}
 	t->bytes_hint[ktau_key_fid(key) - __NR_read] = (e - t->rec) * sizeof(*e);
 	ktau_bytes_add(e, ret);
-}
-
-/*
- * ktau_syscall_exit()'s events, after its inline path recorded the call:
- * the inline timers run only while nothing is traced, so the event
- * group's key is on only while the group is profiled.  The common case:
- * the table's bytes hint of the call names the event's range record.
- * Its sum record follows it: a bytes hint names no other (records keep
- * their place, a bigger table keeps the hints, a new one has none), so
- * no bound is checked.
- */
-void __ktau_syscall_bytes(u64 key, long ret)
-{
-	struct task_struct *tsk = current;
-	struct ktau_table *t = ktau_task_table(&tsk->ktau);
-	u64 range_key = ktau_bytes_range_key(key);
-	struct ktau_entry *range;
-
-	if (unlikely(ret < 0))
-		return;
-	range = (void *)t->rec + t->bytes_hint[(u16)key - (__NR_read + 1)];
-	if (unlikely(range->key != range_key ||
-		     range[1].key != range_key + (1ULL << 16) ||
-		     ret > MAX_RW_COUNT)) {
-		ktau_syscall_bytes_rehint(tsk, key, ret);
-		return;
-	}
-	ktau_bytes_add(range, ret);
 }
 
 /*
