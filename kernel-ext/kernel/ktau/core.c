@@ -495,9 +495,11 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 /*
  * The common stop of the innermost frame, frame @d - 1 (1 <= @d <=
  * KTAU_MAX_DEPTH) of record key @key, inline in each hook: the fast
- * paths are on, no control change, the frame's record is known, and the TSC did not
- * run backwards under it.  Interrupts are off.  Returns false, having
- * changed nothing, when ktau_pop() must take the stop.
+ * paths are on (the caller tested ktau_fast_key), no control change, the
+ * frame's record is known, and the TSC did not run backwards under it
+ * (a negative @incl makes @excl negative too).  Interrupts are off.
+ * Returns false, having changed nothing, when ktau_pop() must take the
+ * stop.
  */
 static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
 					      unsigned int d, u64 key, u64 now)
@@ -508,15 +510,14 @@ static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
 	struct ktau_entry *e;
 	s64 incl, excl;
 
-	if (!static_branch_likely(&ktau_fast_key) ||
-	    kt->gen != READ_ONCE(ktau_gen) || !f->rec || f->rec > t->nrec)
+	if (kt->gen != READ_ONCE(ktau_gen) || !f->rec || f->rec > t->nrec)
 		return false;
 	e = &t->rec[f->rec - 1];
 	if (e->key != key)
 		return false;
 	incl = now - f->start;
 	excl = incl - f->child;
-	if (unlikely(incl < 0 || excl < 0))
+	if (unlikely(excl < 0))
 		return false;
 	kt->depth = d - 1;
 	ktau_entry_add(e, 1, incl, excl);
@@ -533,7 +534,7 @@ static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
 	unsigned int d = kt->depth;
 	u64 key;
 
-	if (d - 1 >= KTAU_MAX_DEPTH)
+	if (!static_branch_likely(&ktau_fast_key) || d - 1 >= KTAU_MAX_DEPTH)
 		return false;
 	key = ktau_frame_key(kt, d - 1);
 	return ktau_key_fid(key) == fid && ktau_pop_top_fast(tsk, d, key, now);
@@ -806,8 +807,8 @@ static __always_inline bool ktau_sched_hint_is(const struct ktau_table *t,
  * the caller's record and then its own.  With a frame open, current is
  * neither the idle task nor an exited one (they open none), and
  * schedule() never runs in an NMI: the may-record test is not needed.
- * Interrupts are off.  Returns false, having changed nothing, when the
- * general start must take it.
+ * The caller tested ktau_fast_key; interrupts are off.  Returns false,
+ * having changed nothing, when the general start must take it.
  */
 static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
 						 unsigned int d, bool invol,
@@ -819,8 +820,7 @@ static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
 	struct ktau_frame *f;
 	u64 caller, key;
 
-	if (!static_branch_likely(&ktau_fast_key) ||
-	    kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH - 1)
+	if (kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH - 1)
 		return false;
 	caller = ktau_frame_key(kt, d - 1);
 	if (unlikely(!ktau_sched_hint_is(t, off, caller, &key))) {
@@ -866,9 +866,12 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 	ktau_check_hints(t);
 }
 
-/* A schedule frame's start the hint did not take.  Interrupts are off. */
-static noinline void ktau_sched_open(struct ktau_task *kt, bool invol,
-				     u64 now)
+/*
+ * A schedule frame's start the hint did not take, or with the fast paths
+ * off.  Interrupts are off.
+ */
+static __always_inline void __ktau_sched_open(struct ktau_task *kt,
+					      bool invol, u64 now)
 {
 	unsigned int fid = ktau_sched_fid(invol), d = kt->depth;
 
@@ -885,6 +888,14 @@ static noinline void ktau_sched_open(struct ktau_task *kt, bool invol,
 		ktau_sched_rehint(kt, d, invol);
 }
 
+/* Out of line: the hints' start saves no registers for it. */
+static noinline void ktau_sched_open(struct ktau_task *kt, bool invol,
+				     u64 now)
+{
+	__ktau_sched_open(kt, invol, now);
+}
+
+/* A schedule frame's start, ktau_fast_key on.  Interrupts are off. */
 static __always_inline void ktau_sched_start(bool invol)
 {
 	struct ktau_task *kt = ktau_current();
@@ -902,7 +913,7 @@ static __always_inline void ktau_sched_start(bool invol)
 }
 
 /* Whichever kind of schedule frame the task opened is on top now. */
-static noinline void ktau_sched_close(struct ktau_task *kt, u64 now)
+static __always_inline void __ktau_sched_close(struct ktau_task *kt, u64 now)
 {
 	const unsigned int vol = ktau_sched_fid(false);
 	const unsigned int invol = ktau_sched_fid(true);
@@ -925,9 +936,15 @@ static noinline void ktau_sched_close(struct ktau_task *kt, u64 now)
 	}
 }
 
+/* Out of line: the inline stop saves no registers for it. */
+static noinline void ktau_sched_close(struct ktau_task *kt, u64 now)
+{
+	__ktau_sched_close(kt, now);
+}
+
 /*
- * The inline stop: a frame open (so current may record, as above), a
- * schedule frame's on top.
+ * The inline stop, ktau_fast_key on: a frame open (so current may
+ * record, as above), a schedule frame's on top.
  */
 static __always_inline void ktau_sched_stop(void)
 {
@@ -950,6 +967,26 @@ static __always_inline void ktau_sched_stop(void)
 }
 
 /*
+ * The scheduler hooks while the fast paths are off (the trace alone, a
+ * handler, a group not profiled): out of line, so that the hooks test
+ * ktau_fast_key before they read anything for the fast paths.
+ * Interrupts are on.
+ */
+static noinline void ktau_sched_enter_general(bool invol)
+{
+	local_irq_disable();
+	__ktau_sched_open(ktau_current(), invol, ktau_arch_now());
+	local_irq_enable();
+}
+
+static noinline void ktau_sched_exit_general(void)
+{
+	local_irq_disable();
+	__ktau_sched_close(ktau_current(), ktau_arch_now());
+	local_irq_enable();
+}
+
+/*
  * schedule() and preempt_schedule_common() run with interrupts on: no
  * state to save and restore (lockdep checks it).  schedule() is
  * voluntary when the task blocks: it is not runnable (the rule that
@@ -958,15 +995,25 @@ static __always_inline void ktau_sched_stop(void)
  */
 void __ktau_schedule_enter(void)
 {
+	bool invol = task_is_running(current);
+
 	lockdep_assert_irqs_enabled();
+	if (!static_branch_likely(&ktau_fast_key)) {
+		ktau_sched_enter_general(invol);
+		return;
+	}
 	local_irq_disable();
-	ktau_sched_start(task_is_running(current));
+	ktau_sched_start(invol);
 	local_irq_enable();
 }
 
 void __ktau_preempt_enter(void)
 {
 	lockdep_assert_irqs_enabled();
+	if (!static_branch_likely(&ktau_fast_key)) {
+		ktau_sched_enter_general(true);
+		return;
+	}
 	local_irq_disable();
 	ktau_sched_start(true);
 	local_irq_enable();
@@ -975,6 +1022,10 @@ void __ktau_preempt_enter(void)
 void __ktau_schedule_exit(void)
 {
 	lockdep_assert_irqs_enabled();
+	if (!static_branch_likely(&ktau_fast_key)) {
+		ktau_sched_exit_general();
+		return;
+	}
 	local_irq_disable();
 	ktau_sched_stop();
 	local_irq_enable();
@@ -984,12 +1035,20 @@ void __ktau_schedule_exit(void)
 void __ktau_preempt_irq_enter(void)
 {
 	lockdep_assert_irqs_disabled();
+	if (!static_branch_likely(&ktau_fast_key)) {
+		ktau_sched_open(ktau_current(), true, ktau_arch_now());
+		return;
+	}
 	ktau_sched_start(true);
 }
 
 void __ktau_preempt_irq_exit(void)
 {
 	lockdep_assert_irqs_disabled();
+	if (!static_branch_likely(&ktau_fast_key)) {
+		ktau_sched_close(ktau_current(), ktau_arch_now());
+		return;
+	}
 	ktau_sched_stop();
 }
 
