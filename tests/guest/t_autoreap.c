@@ -8,7 +8,7 @@
  * each way of not waiting: a child C making 1000 getpid() that first
  * forks and waits for a grandchild G making 500 getpid(); C then exits
  * and is reaped by the kernel.  P's children block then shows exactly
- * 1500 getpid() and 2 processes.
+ * 1500 getpid() and 2 processes, in each of 40 rounds too.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -28,6 +28,12 @@ static void calls(int n)
 		syscall(SYS_getpid);
 }
 
+/*
+ * C inherits P's way of not waiting, so G is reaped by the kernel too,
+ * and C's waitpid() returns (ECHILD) once G is dead, possibly before G
+ * folded into C's children total on its own way out: C then exits at
+ * once, and its release must wait for G's fold (G pinned C as it died).
+ */
 static void child(void)
 {
 	pid_t g = fork();
@@ -75,37 +81,74 @@ static int parent(int nocldwait, int out)
 	return write(out, line, n) == n ? 0 : 1;
 }
 
-static void run(int nocldwait, const char *name)
+struct outcome {
+	int gone, reaped;
+	long processes;
+	uint64_t calls;
+};
+
+/* One round: a fresh P, its C and G; what P saw. */
+static int scenario(int nocldwait, struct outcome *o)
 {
-	int fds[2], gone = 0, reaped = 0;
-	long processes = -1;
-	uint64_t calls_seen = 0;
 	char buf[160] = "";
+	int fds[2], ok;
 	pid_t p;
 
-	if (pipe(fds)) {
-		ktr_fail(name, "pipe: %s", strerror(errno));
-		return;
-	}
+	if (pipe(fds))
+		return -1;
 	p = fork();
 	if (p == 0) {
 		close(fds[0]);
 		_exit(parent(nocldwait, fds[1]));
 	}
 	close(fds[1]);
-	if (read(fds[0], buf, sizeof(buf) - 1) <= 0 ||
-	    sscanf(buf, "%d %ld %" SCNu64 " %d", &gone, &processes, &calls_seen, &reaped) != 4) {
-		ktr_fail(name, "the parent process reported nothing");
-	} else {
-		ktr_check(gone, name, "the child was not reaped by the kernel within 5 s");
-		ktr_check(reaped < 0, name, "waitpid() found a child to reap (%d): "
-			  "it was not reaped automatically", reaped);
-		ktr_check(processes == 2 && calls_seen == 1500, name,
-			  "the children block of a parent that does not wait shows processes=%ld "
-			  "and %" PRIu64 " getpid calls, expected 2 and 1500", processes, calls_seen);
-	}
+	ok = read(fds[0], buf, sizeof(buf) - 1) > 0 &&
+	     sscanf(buf, "%d %ld %" SCNu64 " %d", &o->gone, &o->processes, &o->calls,
+		    &o->reaped) == 4;
 	close(fds[0]);
 	waitpid(p, NULL, 0);
+	return ok ? 0 : -1;
+}
+
+static void run(int nocldwait, const char *name)
+{
+	struct outcome o;
+
+	if (scenario(nocldwait, &o)) {
+		ktr_fail(name, "the parent process reported nothing");
+		return;
+	}
+	ktr_check(o.gone, name, "the child was not reaped by the kernel within 5 s");
+	ktr_check(o.reaped < 0, name, "waitpid() found a child to reap (%d): "
+		  "it was not reaped automatically", o.reaped);
+	ktr_check(o.processes == 2 && o.calls == 1500, name,
+		  "the children block of a parent that does not wait shows processes=%ld "
+		  "and %" PRIu64 " getpid calls, expected 2 and 1500", o.processes, o.calls);
+}
+
+/*
+ * The same, ROUNDS times: C's waitpid() returns once G is EXIT_DEAD,
+ * and C exits while G may still be on its way to its fold, so G's total
+ * reaches P only if C's release waits for it.  Every round must be exact.
+ */
+#define ROUNDS 40
+
+static void race(int nocldwait, const char *name)
+{
+	int bad = 0, failed = 0;
+	struct outcome o, first_bad = { 0 };
+
+	for (int i = 0; i < ROUNDS; i++) {
+		if (scenario(nocldwait, &o)) {
+			failed++;
+		} else if (o.processes != 2 || o.calls != 1500) {
+			if (!bad++)
+				first_bad = o;
+		}
+	}
+	ktr_check(!bad && !failed, name, "%d of %d rounds lost a grandchild (first: processes=%ld, "
+		  "%" PRIu64 " getpid calls; expected 2 and 1500), %d reported nothing",
+		  bad, ROUNDS, first_bad.processes, first_bad.calls, failed);
 }
 
 int main(void)
@@ -113,5 +156,7 @@ int main(void)
 	ktr_init("autoreap");
 	run(0, "sigchld-ignored");
 	run(1, "sa-nocldwait");
+	race(0, "sigchld-ignored-rounds");
+	race(1, "sa-nocldwait-rounds");
 	return ktr_exit();
 }

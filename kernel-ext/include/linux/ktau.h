@@ -81,6 +81,7 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags);
 void ktau_task_fork_failed(struct task_struct *tsk);
 void ktau_task_free(struct task_struct *tsk);
 void ktau_task_exit(struct task_struct *tsk);
+void ktau_process_autoreap(struct task_struct *p);
 void ktau_process_release(struct task_struct *p);
 void ktau_signal_init(struct signal_struct *sig);
 void ktau_signal_free(struct signal_struct *sig);
@@ -590,6 +591,7 @@ static inline void ktau_task_init(struct task_struct *tsk,
 static inline void ktau_task_fork_failed(struct task_struct *tsk) { }
 static inline void ktau_task_free(struct task_struct *tsk) { }
 static inline void ktau_task_exit(struct task_struct *tsk) { }
+static inline void ktau_process_autoreap(struct task_struct *p) { }
 static inline void ktau_process_release(struct task_struct *p) { }
 static inline void ktau_signal_init(struct signal_struct *sig) { }
 static inline void ktau_signal_free(struct signal_struct *sig) { }

@@ -140,6 +140,13 @@ struct ktau_signal {
 	bool private;			/* ran privileged: totals only */
 	u64 exited_dropped;
 	u64 children_dropped;
+	/*
+	 * Autoreaped children: the parent a process pinned for its fold as
+	 * it was set EXIT_DEAD, and the folds into this process still to
+	 * come, which its own release waits for (kernel/ktau/lifetime.c).
+	 */
+	struct task_struct *fold_parent;
+	atomic_t folds_pending;
 };
 
 #endif /* _LINUX_KTAU_TYPES_H */

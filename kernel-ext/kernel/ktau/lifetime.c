@@ -20,6 +20,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "internal.h"
 
@@ -171,19 +172,45 @@ static void ktau_signal_reset(struct ktau_signal *ks)
 }
 
 /*
+ * Under tasklist_lock, from exit_notify() or release_task(): @p, a
+ * process's last task, is set EXIT_DEAD to be released without a wait()
+ * (its parent ignores SIGCHLD or set SA_NOCLDWAIT).  From now on the
+ * parent's wait() returns ECHILD, and the parent may exit and be
+ * released before @p's release folds @p into it: pin the parent as the
+ * fold's target and count the fold as pending there, so that the
+ * parent's own release waits for it.  A parent that exits first has
+ * reparented @p already (forget_original_parent(), under the same lock):
+ * @p then folds into its new parent, as its reaper's.
+ */
+void ktau_process_autoreap(struct task_struct *p)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+	struct task_struct *parent;
+
+	lockdep_assert_held_write(&tasklist_lock);
+	parent = rcu_dereference_protected(p->real_parent,
+					   lockdep_is_held(&tasklist_lock));
+	if (!thread_group_leader(p) || WARN_ON_ONCE(ks->fold_parent))
+		return;
+	ks->fold_parent = get_task_struct(parent);
+	atomic_inc(&parent->signal->ktau.folds_pending);
+}
+
+/*
  * From release_task(), where the caller may sleep: when the last task of
  * a process goes (its group leader), fold the process's totals (its
  * threads, its own reaped children) into its parent's children total —
  * whether the parent waited for it or it was reaped automatically
- * (SIGCHLD ignored, SA_NOCLDWAIT).  Every thread folded itself at its
- * exit, so the totals are complete.  A process that ran privileged adds
- * only its count.
+ * (SIGCHLD ignored, SA_NOCLDWAIT; the parent pinned then).  Every thread
+ * folded itself at its exit, and the children reaped automatically that
+ * pinned this process fold before it does, so the totals are complete.
+ * A process that ran privileged adds only its count.
  */
 void ktau_process_release(struct task_struct *p)
 {
 	struct ktau_signal *ks = &p->signal->ktau;
 	struct ktau_table *exited, *children;
-	struct task_struct *parent;
+	struct task_struct *parent, *pinned;
 	struct ktau_signal *pks;
 	unsigned int processes, private_processes;
 	bool private;
@@ -191,11 +218,18 @@ void ktau_process_release(struct task_struct *p)
 
 	if (!thread_group_leader(p))
 		return;
-	rcu_read_lock();
-	parent = tryget_task_struct(rcu_dereference(p->real_parent));
-	rcu_read_unlock();
-	if (!parent)
-		return;
+	/* each is on its way out already, in release_task() */
+	wait_var_event(&ks->folds_pending, !atomic_read(&ks->folds_pending));
+	pinned = ks->fold_parent;
+	ks->fold_parent = NULL;
+	parent = pinned;
+	if (!parent) {
+		rcu_read_lock();
+		parent = tryget_task_struct(rcu_dereference(p->real_parent));
+		rcu_read_unlock();
+		if (!parent)
+			return;
+	}
 
 	mutex_lock(&ks->lock);
 	exited = ks->exited;
@@ -224,6 +258,8 @@ void ktau_process_release(struct task_struct *p)
 		pks->children_dropped += dropped;
 	}
 	mutex_unlock(&pks->lock);
+	if (pinned && atomic_dec_and_test(&pks->folds_pending))
+		wake_up_var(&pks->folds_pending);
 	put_task_struct(parent);
 	ktau_table_free(exited);
 	ktau_table_free(children);
@@ -272,6 +308,8 @@ void ktau_signal_init(struct signal_struct *sig)
 /* The last task of the process is freed: no reader can see it. */
 void ktau_signal_free(struct signal_struct *sig)
 {
+	WARN_ON_ONCE(sig->ktau.fold_parent ||
+		     atomic_read(&sig->ktau.folds_pending));
 	ktau_table_free(sig->ktau.exited);
 	ktau_table_free(sig->ktau.children);
 	mutex_destroy(&sig->ktau.lock);
