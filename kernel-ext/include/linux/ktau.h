@@ -434,8 +434,7 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 		return;
 	now = ktau_arch_now();
 	kt = &current->ktau;
-	/* the bytes need them after the close, whose adds to memory would */
-	/* have them loaded again */
+	/* read once: the close's adds to memory would have them reloaded */
 	t = rcu_dereference_raw(kt->table);
 	key = kt->root_key;
 	if (!ktau_close_root_fast(kt, t, now))

@@ -993,10 +993,8 @@ static noinline void ktau_sched_exit_general(void)
  * counts nvcsw); read here, so that the hook's caller reads nothing
  * while ktau is off.
  */
-void __ktau_schedule_enter(void)
+static __always_inline void ktau_sched_enter(bool invol)
 {
-	bool invol = task_is_running(current);
-
 	lockdep_assert_irqs_enabled();
 	if (!static_branch_likely(&ktau_fast_key)) {
 		ktau_sched_enter_general(invol);
@@ -1007,16 +1005,14 @@ void __ktau_schedule_enter(void)
 	local_irq_enable();
 }
 
+void __ktau_schedule_enter(void)
+{
+	ktau_sched_enter(task_is_running(current));
+}
+
 void __ktau_preempt_enter(void)
 {
-	lockdep_assert_irqs_enabled();
-	if (!static_branch_likely(&ktau_fast_key)) {
-		ktau_sched_enter_general(true);
-		return;
-	}
-	local_irq_disable();
-	ktau_sched_start(true);
-	local_irq_enable();
+	ktau_sched_enter(true);
 }
 
 void __ktau_schedule_exit(void)
