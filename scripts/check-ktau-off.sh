@@ -1,8 +1,9 @@
 #!/bin/bash
 # The kernel must build with CONFIG_KTAU=n: every hook the patches add then
 # compiles to nothing.  Builds, with the test config minus KTAU, every C
-# file the patch series touches (each of them includes <linux/ktau.h> and
-# calls the hooks), in build/kernel-nokt.  Needs `make kernel` first (it
+# and assembler file the patch series touches (each of them includes
+# <linux/ktau.h> and calls the hooks, or calls the entry), in
+# build/kernel-nokt.  Needs `make kernel` first (it
 # reuses the patched tree).  Prints PASS/FAIL lines.
 set -uo pipefail
 
@@ -29,8 +30,9 @@ if grep -q '^CONFIG_KTAU=y' "$objdir/.config"; then
 	exit 1
 fi
 
-# kernel/entry/common.c: the user of the patched <linux/entry-common.h>
-objs=$( (cat "$top"/patches/*.patch | sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p'
+# kernel/entry/common.c: the user of the patched <linux/entry-common.h>;
+# .S files too (entry_64.S calls do_syscall_64() directly without KTAU)
+objs=$( (cat "$top"/patches/*.patch | sed -n 's|^+++ b/\(.*\)\.[cS]$|\1.o|p'
 	echo kernel/entry/common.o) | sort -u)
 if ! out=$(make -s -C "$tree" O="$objdir" -j"$JOBS" $objs 2>&1); then
 	printf '%s\n' "$out" | tail -n 20

@@ -12,6 +12,10 @@
  *   startclr  likewise, from the stopped state
  *   disable syscall  getpid not counted, page faults still are
  *   enable syscall   counted again
+ *   disable sched    20 blocking nanosleep()s add no nanosleep => schedule_vol,
+ *                    the nanosleeps are still counted
+ *   enable sched     20 more add exactly 20 (schedule()'s hooks are static
+ *                    calls the group sets and clears)
  *   disable/enable of several groups, `all`, blanks, a trailing newline,
  *   a 256-byte command
  * then 40 malformed writes, each EINVAL with the read-back unchanged, made
@@ -33,6 +37,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const all_groups[] = {
@@ -83,21 +88,30 @@ static void calls(int n)
 		syscall(SYS_getpid);
 }
 
+/* own thread's block, loaded into *p (to free), or NULL (failure printed) */
+static struct ktr_block *own_thread(const char *check, struct ktr_profile *p)
+{
+	struct ktr_block *b;
+
+	if (ktr_load_buf(tpath, pbuf, sizeof(pbuf), p, check))
+		return NULL;
+	b = ktr_block_kind(p, "thread", 0);
+	if (!b) {
+		ktr_fail(check, "%s has no thread block", tpath);
+		ktr_free(p);
+	}
+	return b;
+}
+
 /* own thread's getpid calls, or -1 (failure printed) */
 static long long own_getpid(const char *check)
 {
 	struct ktr_profile p;
-	struct ktr_block *b;
+	struct ktr_block *b = own_thread(check, &p);
 	uint64_t g;
 
-	if (ktr_load_buf(tpath, pbuf, sizeof(pbuf), &p, check))
+	if (!b)
 		return -1;
-	b = ktr_block_kind(&p, "thread", 0);
-	if (!b) {
-		ktr_fail(check, "%s has no thread block", tpath);
-		ktr_free(&p);
-		return -1;
-	}
 	ktr_func(b, "getpid", &g, NULL, NULL);
 	ktr_free(&p);
 	return (long long)g;
@@ -284,6 +298,53 @@ static uint64_t own_faults(const char *check, long long *getpid_calls)
 		*getpid_calls = (long long)g;
 	ktr_free(&p);
 	return f;
+}
+
+/* own nanosleep calls and nanosleep => schedule_vol calls; -1: failure */
+static int own_sleeps(const char *check, uint64_t *sleeps, uint64_t *waits)
+{
+	struct ktr_profile p;
+	struct ktr_block *b = own_thread(check, &p);
+
+	*sleeps = *waits = 0;
+	if (!b)
+		return -1;
+	ktr_func(b, "nanosleep", sleeps, NULL, NULL);
+	ktr_edge(b, "nanosleep", "schedule_vol", waits, NULL, NULL);
+	ktr_free(&p);
+	return 0;
+}
+
+static void sleeps(int n)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	for (int i = 0; i < n; i++)
+		syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static void check_sched_group(void)
+{
+	uint64_t s0, w0, s1, w1, s2, w2;
+
+	if (own_sleeps("disable-sched", &s0, &w0))
+		return;
+	cmd("disable-sched", "disable sched");
+	sleeps(20);
+	if (own_sleeps("disable-sched", &s1, &w1))
+		return;
+	ktr_check(s1 == s0 + 20 && w1 == w0, "disable-sched",
+		  "nanosleep calls %" PRIu64 " -> %" PRIu64 ", nanosleep => schedule_vol %"
+		  PRIu64 " -> %" PRIu64 " across 20 sleeps with group sched disabled, "
+		  "expected +20 and no change", s0, s1, w0, w1);
+	cmd("enable-sched", "enable sched");
+	sleeps(20);
+	if (own_sleeps("enable-sched", &s2, &w2))
+		return;
+	ktr_check(s2 == s1 + 20 && w2 == w1 + 20, "enable-sched",
+		  "nanosleep calls %" PRIu64 " -> %" PRIu64 ", nanosleep => schedule_vol %"
+		  PRIu64 " -> %" PRIu64 " across 20 sleeps with group sched enabled again, "
+		  "expected +20 each", s1, s2, w1, w2);
 }
 
 static void check_stop_start(void)
@@ -630,6 +691,7 @@ int main(void)
 	check_stop_start();
 	check_clear();
 	check_groups();
+	check_sched_group();
 	check_bad();
 
 	restore();

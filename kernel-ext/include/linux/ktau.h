@@ -59,6 +59,7 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/static_call.h>
 #include <asm/ktau.h>
 #include <asm/unistd.h>
 
@@ -103,6 +104,9 @@ void __ktau_preempt_enter(void);
 void __ktau_schedule_exit(void);
 void __ktau_preempt_irq_enter(void);
 void __ktau_preempt_irq_exit(void);
+
+DECLARE_STATIC_CALL(ktau_schedule_start, __ktau_schedule_enter);
+DECLARE_STATIC_CALL(ktau_schedule_stop, __ktau_schedule_exit);
 
 /**
  * ktau_get_fid() - the function id of a kernel routine, registered if new
@@ -483,12 +487,14 @@ static __always_inline void ktau_fault_exit(void)
 
 /*
  * schedule(): voluntary when the task blocks (it is not runnable), else
- * a preemption.  Interrupts are on.
+ * a preemption.  Interrupts are on.  Its two hooks, on the path of every
+ * blocking call, are static calls that follow the scheduler group's key
+ * (NULL while it is off): a 5-byte no-op each, where a static branch
+ * costs the no-op and, at -Os, a jump over its call.
  */
 static __always_inline void ktau_schedule_enter(void)
 {
-	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_schedule_enter();
+	static_call_cond(ktau_schedule_start)();
 }
 
 /* preempt_schedule_common(): a preemption.  Interrupts are on. */
@@ -498,10 +504,10 @@ static __always_inline void ktau_preempt_enter(void)
 		__ktau_preempt_enter();
 }
 
+/* schedule()'s and preempt_schedule_common()'s stop. */
 static __always_inline void ktau_schedule_exit(void)
 {
-	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_schedule_exit();
+	static_call_cond(ktau_schedule_stop)();
 }
 
 /* preempt_schedule_irq(): a preemption, with interrupts off. */

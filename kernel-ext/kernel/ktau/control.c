@@ -112,10 +112,13 @@ static unsigned long ktau_apply_state(void)
 
 		if (want == static_key_enabled(&ktau_group_keys[g]))
 			continue;
-		if (want)
+		if (want) {
 			static_branch_enable(&ktau_group_keys[g]);
-		else
+			ktau_group_calls_set(g, true);
+		} else {
+			ktau_group_calls_set(g, false);
 			static_branch_disable(&ktau_group_keys[g]);
+		}
 		changed |= BIT(g);
 	}
 	ktau_fast_set(profiled, keyed);

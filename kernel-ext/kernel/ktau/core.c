@@ -33,6 +33,10 @@ EXPORT_SYMBOL_GPL(ktau_group_keys);
 DEFINE_STATIC_KEY_FALSE(ktau_sysfast_key);
 DEFINE_STATIC_KEY_FALSE(ktau_fast_key);
 
+/* schedule()'s hooks: set while the scheduler group's key is on. */
+DEFINE_STATIC_CALL_NULL(ktau_schedule_start, __ktau_schedule_enter);
+DEFINE_STATIC_CALL_NULL(ktau_schedule_stop, __ktau_schedule_exit);
+
 /* Every system call reads ktau_gen_state; control changes are rare. */
 u32 ktau_gen __read_mostly;
 u64 ktau_gen_state __read_mostly = 1;
@@ -1609,6 +1613,34 @@ void ktau_grow_request(struct task_struct *tsk, struct ktau_table *t)
 	init_task_work(&kt->grow_work, ktau_grow_task_work);
 	if (task_work_add(tsk, &kt->grow_work, TWA_RESUME))
 		clear_bit(KTAU_TASK_GROWING, &kt->flags);
+}
+
+/*
+ * The hooks that are static calls, not static branches, follow their
+ * group's key: set after the key is enabled, cleared before it is
+ * disabled.  A stop is set before its start and cleared after it, so
+ * that a task that passed a start passes its stop unless the group went
+ * off in between (a change, whose generation bump discards the frames
+ * opened before it).
+ */
+void ktau_group_calls_set(unsigned int group, bool on)
+{
+	switch (group) {
+	case KTAU_GROUP_SYSCALL:
+		ktau_arch_time_syscalls(on);
+		break;
+	case KTAU_GROUP_SCHED:
+		if (on) {
+			static_call_update(ktau_schedule_stop,
+					   __ktau_schedule_exit);
+			static_call_update(ktau_schedule_start,
+					   __ktau_schedule_enter);
+		} else {
+			static_call_update(ktau_schedule_start, NULL);
+			static_call_update(ktau_schedule_stop, NULL);
+		}
+		break;
+	}
 }
 
 static void ktau_static_key_set(struct static_key_false *key, bool on)

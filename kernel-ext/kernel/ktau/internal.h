@@ -331,6 +331,7 @@ extern struct static_key_false ktau_fast_key;
 				 BIT(KTAU_GROUP_IRQ) | BIT(KTAU_GROUP_SCHED) | \
 				 BIT(KTAU_GROUP_EXCEPTION))
 void ktau_fast_keys_set(bool fast, bool inline_timers);
+void ktau_group_calls_set(unsigned int group, bool on);
 void ktau_fast_sync(void);
 
 /* ---- user contexts (context.c) ---------------------------------------- */

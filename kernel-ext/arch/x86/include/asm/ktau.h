@@ -57,4 +57,14 @@ fault:
 	__uaccess_end();
 }
 
+struct pt_regs;
+
+/*
+ * The 64-bit system call path without the KTAU timers, which
+ * entry_SYSCALL_64 calls while the system call group is off, and the
+ * switch between it and do_syscall_64() (arch/x86/entry/common.c).
+ */
+bool do_syscall_64_untimed(struct pt_regs *regs, int nr);
+void ktau_arch_time_syscalls(bool on);
+
 #endif /* _ASM_X86_KTAU_H */
