@@ -164,7 +164,7 @@ static void ktau_stack_reset(struct ktau_task *kt)
  * allocates nothing; a worker makes the next one.  It is charged to
  * ktau's memory limit, not to the task's memory cgroup.
  */
-#define KTAU_TABLE_RESERVE_RECORDS	(2 * KTAU_TABLE_MIN_RECORDS)
+#define KTAU_TABLE_RESERVE_RECORDS	KTAU_TABLE_NEXT_RECORDS
 
 static DEFINE_PER_CPU(struct ktau_table *, ktau_reserve);
 

@@ -35,11 +35,14 @@ static inline bool ktau_gen_after(u32 a, u32 b)
 /*
  * Record counts: a new task's table has room for 20 (816 bytes, from a
  * cache of its own, so that a task with few callpaths, as most kernel
- * threads, stays within about 1 KiB with its part in task_struct); each
- * growth doubles it, up to the per-task limit.
+ * threads, stays within about 1 KiB with its part in task_struct); its
+ * first growth is to 32 (1264 bytes, a cache of its own too: a kmalloc
+ * bucket would round it to 2 KiB), which a short-lived command's
+ * callpaths fit; each later growth doubles it, up to the per-task limit.
  * Record ids are u16 and the two highest caller ids mark atomic events.
  */
 #define KTAU_TABLE_MIN_RECORDS	20
+#define KTAU_TABLE_NEXT_RECORDS	32
 #define KTAU_RECORDS_LIMIT_MIN	KTAU_TABLE_MIN_RECORDS
 #define KTAU_RECORDS_LIMIT_MAX	65000
 #define KTAU_RECORDS_DEFAULT	4096

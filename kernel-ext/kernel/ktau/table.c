@@ -23,7 +23,13 @@
 /* Tables beyond the first size, against the limit; first-size tables. */
 static atomic_long_t ktau_growth_bytes = ATOMIC_LONG_INIT(0);
 static atomic_long_t ktau_min_tables = ATOMIC_LONG_INIT(0);
+
+/*
+ * The first and the second size's caches: in a kmalloc bucket, the
+ * second (1264 bytes) would take 2 KiB.
+ */
 static struct kmem_cache *ktau_table_cache;
+static struct kmem_cache *ktau_table_next_cache;
 
 unsigned int ktau_records_limit __read_mostly = KTAU_RECORDS_DEFAULT;
 unsigned long ktau_mem_limit __read_mostly;
@@ -57,14 +63,15 @@ static u16 *ktau_table_index(const struct ktau_table *t)
 
 /*
  * The memory a table of @maxrec records takes: its cache's object size
- * for the first size, else what kvmalloc() may take at most (a kmalloc
- * bucket, or whole pages).
+ * for the first two sizes, else what kvmalloc() may take at most (a
+ * kmalloc bucket, or whole pages).
  */
 static size_t ktau_table_footprint(unsigned int maxrec)
 {
 	size_t bytes = ktau_table_size(maxrec);
 
-	if (maxrec == KTAU_TABLE_MIN_RECORDS)
+	if (maxrec == KTAU_TABLE_MIN_RECORDS ||
+	    maxrec == KTAU_TABLE_NEXT_RECORDS)
 		return bytes;
 	if (bytes <= KMALLOC_MAX_CACHE_SIZE)
 		return kmalloc_size_roundup(bytes);
@@ -126,7 +133,12 @@ static struct ktau_table *ktau_table_alloc(unsigned int maxrec, gfp_t gfp,
 	} else {
 		if (!ktau_mem_charge(bytes))
 			return NULL;
-		t = kvzalloc(ktau_table_size(maxrec), gfp | __GFP_NOWARN);
+		if (maxrec == KTAU_TABLE_NEXT_RECORDS && ktau_table_next_cache)
+			t = kmem_cache_zalloc(ktau_table_next_cache,
+					      gfp | __GFP_NOWARN);
+		else
+			t = kvzalloc(ktau_table_size(maxrec),
+				     gfp | __GFP_NOWARN);
 		if (!t)
 			atomic_long_sub(bytes, &ktau_growth_bytes);
 	}
@@ -184,7 +196,11 @@ unsigned int ktau_table_next_size(const struct ktau_table *t,
 		return KTAU_TABLE_MIN_RECORDS;
 	if (t->maxrec >= limit)
 		return 0;
-	n = min(2 * t->maxrec, limit);
+	if (t->maxrec < KTAU_TABLE_NEXT_RECORDS)
+		n = KTAU_TABLE_NEXT_RECORDS;
+	else
+		n = 2 * t->maxrec;
+	n = min(n, limit);
 	return max(n, t->maxrec + 1);
 }
 
@@ -367,6 +383,10 @@ void __init ktau_memory_init(void)
 	ktau_table_cache = kmem_cache_create("ktau_table",
 					     ktau_table_size(KTAU_TABLE_MIN_RECORDS),
 					     0, SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	ktau_table_next_cache =
+		kmem_cache_create("ktau_table_next",
+				  ktau_table_size(KTAU_TABLE_NEXT_RECORDS),
+				  0, SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	/* 1/64 of RAM, at most 1 GiB, for tables beyond their first size. */
 	ktau_mem_limit = min_t(unsigned long,
 			       (totalram_pages() << PAGE_SHIFT) / 64, SZ_1G);
