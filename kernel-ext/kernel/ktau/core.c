@@ -853,11 +853,14 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 			      bool invol)
 {
 	struct ktau_table *t = ktau_task_table(kt);
-	const struct ktau_frame *f = &kt->stack[d];
 	u16 *hint = t->sched_hint[invol], off;
+	const struct ktau_frame *f;
 
-	if (!d || d >= KTAU_MAX_DEPTH || kt->depth != d + 1 || !f->rec ||
-	    f->rec > t->nrec || f->rec - 1 > KTAU_HINT_MAX_INDEX ||
+	/* @d may be past the stack: the start was only counted */
+	if (!d || d >= KTAU_MAX_DEPTH || kt->depth != d + 1)
+		return;
+	f = &kt->stack[d];
+	if (!f->rec || f->rec > t->nrec || f->rec - 1 > KTAU_HINT_MAX_INDEX ||
 	    t->rec[f->rec - 1].key != f->key ||
 	    ktau_key_fid(f->key) != ktau_sched_fid(invol) ||
 	    !KTAU_KEY_PARENT(f->key))
