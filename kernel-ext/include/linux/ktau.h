@@ -242,7 +242,7 @@ static __always_inline void ktau_open_root(struct task_struct *tsk,
 					   unsigned int fid)
 {
 	kt->stack[0].start = ktau_arch_now();
-	kt->stack[0].child = 0;
+	ktau_arch_zero64(&kt->stack[0].child);
 	kt->root_key = fid + 1;
 	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
 		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
@@ -327,7 +327,7 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 	excl = incl - kt->stack[0].child;
 	if (unlikely(excl < 0))
 		return false;
-	kt->depth = 0;
+	ktau_arch_zero32(&kt->depth);
 	ktau_entry_add(e, 1, incl, excl);
 	return true;
 }
