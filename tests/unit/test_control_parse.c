@@ -75,7 +75,7 @@ TEST(control_parse_limits)
 {
 	static const char *const bad[] = {
 		"limit", "limit memory", "limit records", "limit memory 1023K",
-		"limit memory 1048575", "limit records 19", "limit records 65001",
+		"limit memory 1048575", "limit records 23", "limit records 65001",
 		"limit records 40 x", "limit foo 3", "limit memory 2X", "limit memory -2M",
 		"limit memory 18446744073709551616", "limit memory 17179869184G",
 		"limit records 4O", "limit memory M",
@@ -92,9 +92,9 @@ TEST(control_parse_limits)
 	ASSERT_EQ(3ULL << 30, cmd.value);
 	ASSERT_EQ(0, parse("limit memory 4096K", &cmd));
 	ASSERT_EQ(4ULL << 20, cmd.value);
-	ASSERT_EQ(0, parse("limit records 20", &cmd));
+	ASSERT_EQ(0, parse("limit records 24", &cmd));
 	ASSERT_EQ(KTAU_CONTROL_LIMIT_RECORDS, cmd.op);
-	ASSERT_EQ(20ULL, cmd.value);
+	ASSERT_EQ(24ULL, cmd.value);
 	ASSERT_EQ(0, parse("limit records 65000", &cmd));
 	ASSERT_EQ(65000ULL, cmd.value);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -91,7 +91,7 @@ void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm);
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
 void __ktau_syscall_exit(struct pt_regs *regs, u64 now);
-void __ktau_syscall_bytes(u64 key, long ret);
+void __ktau_syscall_bytes(u32 key, long ret);
 void __ktau_ia32_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
@@ -137,45 +137,67 @@ int ktau_proc_open(struct file *file, struct pid_namespace *ns,
 int ktau_proc_release(struct inode *inode, struct file *file);
 
 /*
- * Put the value of the user context word @tsk registered into the upper
- * half of *@key (0 there), as the user context of the outermost frame of
- * a new kernel entry; a word that is not mapped reads as 0.  Called with
- * @tsk current and @word its word, on system call, interrupt, fault and
- * scheduler paths, never from a machine check, debug exception or NMI.
+ * The value of the user context word @tsk registered, in *@value; a word
+ * that is not mapped reads as 0.  Called with @tsk current and @word its
+ * word, on system call, interrupt, fault and scheduler paths, never from
+ * a machine check, debug exception or NMI.
  */
-static __always_inline void ktau_read_ctx(struct task_struct *tsk,
-					  const u32 __user *word, u64 *key)
+static __always_inline u32 ktau_read_ctx(struct task_struct *tsk,
+					 const u32 __user *word)
 {
+	u32 value;
+
 	tsk->pagefault_disabled++;
 	barrier();
-	ktau_arch_read_ctx(key, word);
+	value = ktau_arch_ctx_value(word);
 	barrier();
 	tsk->pagefault_disabled--;
+	return value;
 }
 
 /*
- * Add to the counters of a record.  Only the table's writer updates them
- * (its task with interrupts off, or a fold under a lock) while readers on
- * other CPUs load them with READ_ONCE(): an add to memory each, which
+ * Set the key of @tsk's new outermost frame to @low (caller field 0)
+ * with its user context's record as caller, through the two @tsk used
+ * last, else KTAU_REC_CTX_PENDING, for the first slow path that needs
+ * the record to find or add it (the value is kept).  Interrupts are off.
+ */
+static __always_inline void ktau_root_ctx(struct task_struct *tsk,
+					  struct ktau_task *kt, u32 low)
+{
+	BUILD_BUG_ON(KTAU_CTX_CACHED != 2 ||
+		     sizeof(kt->ctx_cache) != 4 * sizeof(u32));
+	ktau_arch_ctx_key(&kt->stack[0].key, low,
+			  ktau_read_ctx(tsk, kt->ctx_word),
+			  (const u32 *)kt->ctx_cache, &kt->ctx_pending,
+			  KTAU_REC_CTX_PENDING << 16);
+}
+
+/*
+ * Add one call to a record of the current task's table.  Only the
+ * table's writer updates it (its task with interrupts off) while readers
+ * on other CPUs load it with READ_ONCE(): an add to memory each, which
  * they never see torn, and no lock prefix, as local64_add() does
  * (WRITE_ONCE(c, c + v) would take a load, an add and a store).  The
  * inclusive time is stored before the exclusive time so that a reader
  * that loads them in the other order never sees exclusive > inclusive:
  * one asm statement, whose stores x86 makes visible in program order
  * (smp_wmb() is only a compiler barrier there); the three counters are
- * then addressed from one base register.
+ * then addressed from one base register.  The call is added to the word
+ * of the count and the key: a count that wraps sets the key's
+ * KTAU_REC_CARRIED bit, and every update of a record first compares its
+ * key, so the next one takes a slow path, which moves the carry.
  */
-static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 calls,
-					   u64 incl, u64 excl)
+static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 incl,
+					   u64 excl)
 {
-	/* Pairs with smp_rmb() in ktau_table_copy(). */
-	asm volatile("addq %[calls], %c[oc](%[e])\n\t"
-		     "addq %[incl], %c[oi](%[e])\n\t"
-		     "addq %[excl], %c[ox](%[e])"
+	/* Pairs with smp_rmb() in the readers (kernel/ktau/view.c). */
+	asm volatile("addq %[incl], %c[oi](%[e])\n\t"
+		     "addq %[excl], %c[ox](%[e])\n\t"
+		     "addq %[one], %c[oc](%[e])"
 		     : "+m" (*e)
-		     : [e] "r" (e), [calls] "er" (calls), [incl] "er" (incl),
-		       [excl] "er" (excl),
-		       [oc] "i" (offsetof(struct ktau_entry, calls)),
+		     : [e] "r" (e), [incl] "er" (incl), [excl] "er" (excl),
+		       [one] "i" (KTAU_CALLS_ONE),
+		       [oc] "i" (offsetof(struct ktau_entry, calls_key)),
 		       [oi] "i" (offsetof(struct ktau_entry, incl)),
 		       [ox] "i" (offsetof(struct ktau_entry, excl)));
 }
@@ -199,53 +221,58 @@ static __always_inline u64 ktau_excl(u64 incl, u64 child)
 }
 
 /*
- * The hint slot of a record key: its caller's record id and its user
- * context are mixed into its function id, so that a program alternating
- * between two user routines around the same system call keeps both
- * records hinted, and so does a routine called from two callpaths.  The
- * context comes in two bits up (key >> 30): routine ids are small
- * numbers, and read() and write() under routines 1 and 2 would take
- * two slots, not four, if they came in at bit 0 (1 ^ 1 == 2 ^ 2).
+ * The hint slot of a record key, as the byte offset of its hint: its
+ * caller's record id (a user context's, for an outermost record) is
+ * mixed into its function id, so that a program alternating between two
+ * user routines around the same system call keeps both records hinted,
+ * and so does a routine called from two callpaths.  The function id + 1
+ * is in bits 1 to 5 as the key has it; the caller comes in two bits up
+ * (key >> 14): record ids are small numbers, and read() and write()
+ * under the contexts of records 1 and 2 would take two slots, not four,
+ * if they came in at bit 0 (1 ^ 1 == 2 ^ 2).
  */
-static __always_inline unsigned int ktau_hint_slot(u64 key)
+static __always_inline unsigned int ktau_hint_off(u32 key)
 {
-	return (key ^ (key >> 16) ^ (key >> 30)) % KTAU_SLOT_HINTS;
+	BUILD_BUG_ON(KTAU_SLOT_HINTS != 32 || sizeof(u16) != 2);
+	return (key ^ (key >> 14)) & (2 * KTAU_SLOT_HINTS - 2);
 }
 
-/*
- * The same for the key of an outermost record (caller id 0), one shift
- * and one xor shorter: bits 16 to 31 of such a key are 0, so key >> 16
- * adds nothing to the low bits the slot takes.
- */
-static __always_inline unsigned int ktau_root_hint_slot(u64 key)
+/* The hint of byte offset @off in @t's hints. */
+#define ktau_hint_at(t, off)	(*(u16 *)((u8 *)(t)->hint + (off)))
+
+static __always_inline unsigned int ktau_hint_slot(u32 key)
 {
-	BUILD_BUG_ON(KTAU_SLOT_HINTS > (1 << 16));
-	return (key ^ (key >> 30)) % KTAU_SLOT_HINTS;
+	return ktau_hint_off(key) / 2;
 }
 
-/* The fid + 1 of read() or write(), whatever the user context. */
-static __always_inline bool ktau_key_moves_bytes(u64 key)
+/* The function id field of read() or write(), whatever the context. */
+static __always_inline bool ktau_key_moves_bytes(u32 key)
 {
 	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
-	return (u16)key <= __NR_write + 1;
+	return (u16)key <= KTAU_REC_LOW(__NR_write);
 }
 
 /*
  * Open the bottom frame of a kernel entry from user mode, where nothing
  * of the task can be open: function id @fid, its record key carrying the
  * user context word's value when some thread has one registered
- * (ktau_context_key).  Its stop finds the record through the key's hint
+ * (ktau_context_key) as the record of that value.  Its stop finds the
+ * record through the key's hint
  * (ktau_close_root_fast()).  Interrupts are off.
  */
 static __always_inline void ktau_open_root(struct task_struct *tsk,
 					   struct ktau_task *kt,
 					   unsigned int fid)
 {
+	u32 low = KTAU_REC_LOW(fid);
+
+	/* one lea: not split between the two stores */
+	OPTIMIZER_HIDE_VAR(low);
 	kt->stack[0].start = ktau_arch_now();
 	ktau_arch_zero64(&kt->stack[0].child);
-	kt->root_key = fid + 1;
+	kt->stack[0].key = low;
 	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
-		ktau_read_ctx(tsk, kt->ctx_word, &kt->root_key);
+		ktau_root_ctx(tsk, kt, low);
 	kt->state = READ_ONCE(ktau_gen_state);
 }
 
@@ -310,13 +337,13 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 						     struct ktau_table *t,
 						     u64 now)
 {
-	u64 key = kt->root_key;
+	u32 key = kt->stack[0].key;
 	struct ktau_entry *e;
 	s64 incl, excl;
 
 	if (unlikely(kt->state != READ_ONCE(ktau_gen_state)))
 		return false;
-	e = (void *)t->rec + t->hint[ktau_root_hint_slot(key)];
+	e = (void *)t->rec + ktau_hint_at(t, ktau_hint_off(key));
 	if (unlikely(e->key != key))
 		return false;
 	/*
@@ -328,7 +355,7 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 	if (unlikely(excl < 0))
 		return false;
 	ktau_arch_zero32(&kt->depth);
-	ktau_entry_add(e, 1, incl, excl);
+	ktau_entry_add(e, incl, excl);
 	return true;
 }
 
@@ -336,6 +363,13 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 static __always_inline void ktau_counter_add(u64 *p, u64 v)
 {
 	asm volatile("addq %[v], %[c]" : [c] "+m" (*p) : [v] "er" (v));
+}
+
+/* One more call in @e's count, which carries as ktau_entry_add()'s does. */
+static __always_inline void ktau_calls_inc(struct ktau_entry *e)
+{
+	asm volatile("addq %[one], %[c]"
+		     : [c] "+m" (e->calls_key) : [one] "i" (KTAU_CALLS_ONE));
 }
 
 /*
@@ -362,16 +396,17 @@ static __always_inline void ktau_bytes_add(struct ktau_entry *range,
 	/* saturating: all ones from the carry, without a branch */
 	sq = sum->excl + value * value;
 	sq |= -(u64)(sq < value * value);
-	ktau_counter_add(&sum->calls, 1);
 	ktau_counter_add(&sum->incl, value);
 	WRITE_ONCE(sum->excl, sq);
+	ktau_calls_inc(sum);
 }
 
 /*
  * The key of a read()'s or write()'s bytes event's range record minus
- * the call's record key (the same user context; kernel/ktau/core.c).
+ * the call's record key: the same caller (user context), and the call's
+ * own function id stands for its bytes event's (kernel/ktau/core.c).
  */
-extern const u64 ktau_bytes_key_delta;
+#define KTAU_BYTES_KEY_DELTA	KTAU_REC_RANGE
 
 /*
  * The bytes of a read() or write() whose inline exit recorded it (its
@@ -383,18 +418,19 @@ extern const u64 ktau_bytes_key_delta;
  * or a value above INT_MAX goes out of line.  Interrupts are off.
  */
 static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
-						      u64 key, long ret)
+						      u32 key, long ret)
 {
-	u64 range_key = key + ktau_bytes_key_delta;
+	u32 range_key = key + KTAU_BYTES_KEY_DELTA;
 	struct ktau_entry *range;
 
 	/* the close's t->rec + its offset stays one lea: no shared t->rec */
 	OPTIMIZER_HIDE_VAR(t);
-	/* indexed by the fid + 1 in @key, 1 or 2: no sign extension */
-	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
-	range = (void *)t->rec + (t->bytes_hint - 1)[(u16)key];
+	/* at the byte offset (fid + 1) * 2 - 2 (0 or 2): no arithmetic */
+	BUILD_BUG_ON(KTAU_REC_LOW(__NR_read) != 2 || KTAU_REC_LOW(__NR_write) != 4);
+	range = (void *)t->rec +
+		*(u16 *)((u8 *)t->bytes_hint - 2 + (u16)key);
 	if (unlikely((unsigned long)ret > INT_MAX || range->key != range_key ||
-		     range[1].key != range_key + (1ULL << 16))) {
+		     range[1].key != range_key + (KTAU_REC_SUM - KTAU_REC_RANGE))) {
 		__ktau_syscall_bytes(key, ret);
 		return;
 	}
@@ -432,7 +468,8 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 {
 	struct ktau_table *t;
 	struct ktau_task *kt;
-	u64 now, key;
+	u64 now;
+	u32 key;
 
 	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
 		return;
@@ -440,7 +477,7 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 	kt = &current->ktau;
 	/* read once: the close's adds to memory would have them reloaded */
 	t = rcu_dereference_raw(kt->table);
-	key = kt->root_key;
+	key = kt->stack[0].key;
 	if (!ktau_close_root_fast(kt, t, now))
 		__ktau_syscall_exit(regs, now);
 	else if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))

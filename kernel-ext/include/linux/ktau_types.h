@@ -10,6 +10,7 @@
 #ifndef _LINUX_KTAU_TYPES_H
 #define _LINUX_KTAU_TYPES_H
 
+#include <linux/bits.h>
 #include <linux/llist.h>
 #include <linux/mutex_types.h>
 #include <linux/types.h>
@@ -22,24 +23,66 @@
 #define KTAU_MAX_DEPTH		8
 
 /*
- * A record is one kernel callpath: its key packs (user context, the
- * record id of its caller's path, its function id + 1), so that the
- * record of read => page_fault => irq is keyed by the record of
- * read => page_fault.  Only outermost records (caller id 0) carry the
- * user context; the others inherit it through their caller.  Key 0 is
- * never a record's.
+ * A record is one kernel callpath, keyed in 32 bits: the id of its
+ * caller's record (its index + 1; 0 for an outermost record) in the upper
+ * half, and in the lower half its function id + 1 (bits 1 to 13), or for
+ * an atomic event's two records the event's function id + 1 with a kind
+ * bit (14 and 15), so that the record of read => page_fault => irq is
+ * keyed by the record of read => page_fault.  A user context is a record
+ * of its own (caller field KTAU_REC_CTX, its value in @incl), the caller
+ * of the outermost records and events under it; the records in between
+ * inherit it.  Key 0 is never a record's.
+ *
+ * A record's call count is the low half of the 64-bit word it shares
+ * with its key, so that adding one call is one add to that word: a count
+ * that wraps carries into bit 0 of the key (KTAU_REC_CARRIED), which
+ * then matches no hint, and the next update of the record, on a slow
+ * path, moves the carry into a record of caller field KTAU_REC_CARRY
+ * whose lower half is the record's id (ktau_rec_uncarry()).
  */
-#define KTAU_KEY(ctx, parent, fid) \
-	(KTAU_CTX_KEY(ctx) | ((u64)(parent) << 16) | ((u64)(fid) + 1))
-#define KTAU_CTX_KEY(ctx)	((u64)(ctx) << 32)
-#define KTAU_KEY_CTX(key)	((u32)((key) >> 32))
-#define KTAU_KEY_PARENT(key)	((u32)(((key) >> 16) & 0xffff))
-#define KTAU_KEY_FID(key)	((u32)((key) & 0xffff) - 1)
-#define KTAU_NO_PARENT		0
+#define KTAU_REC_KEY(parent, low)	(((u32)(parent) << 16) | (u32)(low))
+#define KTAU_REC_PARENT(key)		((u32)(key) >> 16)
+#define KTAU_REC_LOW(fid)		(((u32)(fid) + 1) << 1)
+#define KTAU_REC_FID(key)		((((u32)(key) & KTAU_REC_FID_MASK) >> 1) - 1)
+#define KTAU_REC_FID_MASK		0x3ffeU
+#define KTAU_REC_CARRIED		0x1U
+#define KTAU_REC_RANGE			0x8000U	/* event: count, min, max */
+#define KTAU_REC_SUM			0xc000U	/* event: count, sum, sumsq */
+#define KTAU_REC_CTX			0xffffU
+#define KTAU_REC_CARRY			0xfffeU
+/* caller fields of outermost frames: no room for the context's record, */
+#define KTAU_REC_NO_CTX			0xfffdU
+/* or a context whose record is still to be found (ktau_root_resolve()) */
+#define KTAU_REC_CTX_PENDING		0xfffcU
+#define KTAU_NO_PARENT			0
 
+/*
+ * A count of KTAU_CALLS_ONE per call: kernels built with
+ * CONFIG_KTAU_DEBUG count 2^16 per call, so that their counts carry
+ * after 2^16 calls, which tests reach; a carry is 2^KTAU_CALLS_CARRY_LOG
+ * calls.
+ */
+#ifdef CONFIG_KTAU_DEBUG
+#define KTAU_CALLS_SHIFT	16
+#else
+#define KTAU_CALLS_SHIFT	0
+#endif
+#define KTAU_CALLS_ONE		BIT(KTAU_CALLS_SHIFT)
+#define KTAU_CALLS_CARRY_LOG	(32 - KTAU_CALLS_SHIFT)
+
+/*
+ * 24 bytes: a task's typical callpaths, a table header and its part in
+ * task_struct fit in 1 KiB.  The writer adds @incl before @excl (see
+ * ktau_entry_add()).
+ */
 struct ktau_entry {
-	u64 key;
-	u64 calls;
+	union {
+		struct {
+			u32 calls;	/* in KTAU_CALLS_ONE units */
+			u32 key;
+		};
+		u64 calls_key;
+	};
 	u64 incl;
 	u64 excl;
 };
@@ -85,22 +128,36 @@ struct ktau_table {
 	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };
 
-/*
- * An open (started, not yet stopped) instrumented routine.  The
- * outermost one's key is ktau_task.root_key (it carries the user
- * context); the others' keys fit in 32 bits.
- */
+/* An open (started, not yet stopped) instrumented routine. */
 struct ktau_frame {
 	u64 start;
 	u64 child;			/* cycles of instrumented children */
-	u32 key;			/* caller's record id << 16 | fid + 1 */
+	u32 key;			/* its record's key */
 	u16 rec;			/* its record's id, when known */
 	u16 deeper_groups;		/* the deepest frame's: the groups */
 					/* of starts kept only as a count */
 };
 
 /*
- * Per-task profile.  @depth may exceed KTAU_MAX_DEPTH: the starts beyond
+ * A user context value a task found or added in its table, and its
+ * record's id << 16, the caller field of the keys of outermost records
+ * under it (see ktau_root_ctx()); 0 and 0 when none.  Written as one
+ * word: a clear resets it from another CPU.
+ */
+union ktau_ctx_cache {
+	struct {
+		u32 value;
+		u32 parent;
+	};
+	u64 word;
+};
+
+/* The two a task used last: a program alternating between two routines */
+#define KTAU_CTX_CACHED		2
+
+/*
+ * Per-task profile.  @stack[0] is the outermost frame, whose key carries
+ * the user context through its caller field.  @depth may exceed KTAU_MAX_DEPTH: the starts beyond
  * it are counted, not kept.  @gen is the control generation as of which
  * the open frames are known valid (see ktau_stack_check()); depth and gen
  * share a word so that the system call exit checks both in one compare.
@@ -114,13 +171,18 @@ struct ktau_task {
 		};
 		u64 state;
 	};
-	u64 root_key;			/* the outermost frame's record key */
+	union ktau_ctx_cache ctx_cache[KTAU_CTX_CACHED];
 	u32 __user *ctx_word;		/* registered user context, or NULL */
 	unsigned long flags;		/* KTAU_TASK_* bits */
 	u32 trace_tag;			/* trace mode: kernel/ktau/trace.c */
-	struct callback_head grow_work;	/* user tasks: grow at return */
-	struct llist_node grow_node;	/* kernel threads: the grow worker */
-	struct ktau_table *spare;	/* kernel threads: a bigger table */
+	u32 ctx_pending;		/* KTAU_REC_CTX_PENDING's value */
+	union {
+		struct callback_head grow_work;	/* user tasks: grow at return */
+		struct {			/* kernel threads (PF_KTHREAD) */
+			struct llist_node grow_node;	/* the grow worker */
+			struct ktau_table *spare;	/* a bigger table */
+		};
+	};
 	struct ktau_frame stack[KTAU_MAX_DEPTH];
 };
 

@@ -163,11 +163,19 @@ static void ktau_clear_task(struct task_struct *p, void *arg)
 	ktau_task_clear(p);
 }
 
+static void ktau_ctx_forget_task(struct task_struct *p, void *arg)
+{
+	ktau_ctx_forget(p);
+}
+
 /*
  * Empty every profile: a new generation for every group, a grace period
  * so that every hook that checked the old one is done, then fresh tables
  * for every task and empty totals for every process.  The old tables
- * are freed, sleeping tasks' included.
+ * are freed, sleeping tasks' included.  A start that ran as its task's
+ * table was swapped may have cached a user context record of the old
+ * table: after a second grace period those starts are done, the caches
+ * are reset, and a new generation discards the frames they opened.
  */
 static void ktau_clear_all(void)
 {
@@ -176,6 +184,9 @@ static void ktau_clear_all(void)
 	synchronize_rcu();
 	ktau_walk_tasks(ktau_clear_task, NULL);
 	atomic64_set(&ktau_dropped_untabled, 0);
+	synchronize_rcu();
+	ktau_walk_tasks(ktau_ctx_forget_task, NULL);
+	ktau_gen_bump(KTAU_ALL_GROUPS);
 }
 
 static int ktau_control_do(const struct ktau_control_cmd *cmd)
@@ -207,6 +218,9 @@ static int ktau_control_do(const struct ktau_control_cmd *cmd)
 		WRITE_ONCE(ktau_mem_limit, cmd->value);
 		return 0;
 	case KTAU_CONTROL_LIMIT_RECORDS:
+		/* no limit below a task's first table */
+		BUILD_BUG_ON(KTAU_TABLE_MIN_RECORDS > KTAU_LIMIT_RECORDS_MIN);
+		BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX < KTAU_LIMIT_RECORDS_MAX);
 		WRITE_ONCE(ktau_records_limit, cmd->value);
 		return 0;
 	case KTAU_CONTROL_TRACE_ON:

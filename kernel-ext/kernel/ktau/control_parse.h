@@ -36,7 +36,7 @@ enum ktau_control_op {
 /* What the limit commands accept. */
 #define KTAU_LIMIT_MEMORY_MIN	(1024ULL * 1024)
 #define KTAU_LIMIT_MEMORY_MAX	(1024ULL * 1024 * 1024 * 1024 * 1024)
-#define KTAU_LIMIT_RECORDS_MIN	20
+#define KTAU_LIMIT_RECORDS_MIN	24
 #define KTAU_LIMIT_RECORDS_MAX	65000
 
 /* trace size KIB: per CPU, a power of two */

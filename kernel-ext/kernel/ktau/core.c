@@ -61,25 +61,20 @@ static struct ktau_table *ktau_task_table(const struct ktau_task *kt)
 	return rcu_dereference_raw(kt->table);
 }
 
-/* The user context key of a new outermost frame of current. */
-static u64 ktau_ctx_key(struct task_struct *tsk)
-{
-	const u32 __user *word = tsk->ktau.ctx_word;
-	u64 key = 0;
-
-	if (word)
-		ktau_read_ctx(tsk, word, &key);
-	return key;
-}
-
-static void ktau_drop(struct ktau_task *kt)
+static void ktau_drop_calls(struct ktau_task *kt, u64 calls)
 {
 	struct ktau_table *t = ktau_task_table(kt);
 
 	if (t == ktau_empty_table)
-		atomic64_inc(&ktau_dropped_untabled);
+		atomic64_add(calls, &ktau_dropped_untabled);
 	else
-		WRITE_ONCE(*ktau_table_dropped(t), *ktau_table_dropped(t) + 1);
+		WRITE_ONCE(*ktau_table_dropped(t),
+			   *ktau_table_dropped(t) + calls);
+}
+
+static void ktau_drop(struct ktau_task *kt)
+{
+	ktau_drop_calls(kt, 1);
 }
 
 /* ---- frames and control generations ---------------------------------- */
@@ -212,7 +207,8 @@ static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
 	struct ktau_table *bigger = NULL;
 	bool spare = false;
 
-	if (READ_ONCE(kt->spare)) {
+	/* user tasks have no spare: grow_work shares its place */
+	if ((tsk->flags & PF_KTHREAD) && READ_ONCE(kt->spare)) {
 		bigger = xchg(&kt->spare, NULL);
 		spare = !!bigger;
 	}
@@ -243,7 +239,7 @@ static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
  * the table, ask for a bigger one.
  */
 static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
-					struct ktau_table *t, u64 key)
+					struct ktau_table *t, u32 key)
 {
 	struct ktau_entry *e;
 
@@ -256,13 +252,110 @@ static struct ktau_entry *ktau_task_add(struct task_struct *tsk,
 }
 
 /*
+ * Record @e of current's table, just found by its key through the index,
+ * whose count carried (KTAU_REC_CARRIED): its carry record gets the
+ * carry and its key loses the bit, so that its hints match it again.
+ * Returns the record, NULL when the task's table changed and lost it.
+ * Interrupts are off.
+ */
+static struct ktau_entry *ktau_rec_uncarry(struct task_struct *tsk,
+					   struct ktau_entry *e)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	unsigned int id = ktau_record_id(t, e);
+	struct ktau_entry *c;
+	u32 key = ktau_carry_key(id);
+
+	/* a reader may see one carry counted twice meanwhile, never none */
+	c = ktau_table_lookup(t, key);
+	if (!c)
+		c = ktau_task_add(tsk, t, key);
+	if (c)
+		WRITE_ONCE(c->calls, c->calls + 1);
+	else
+		ktau_drop_calls(kt, 1ULL << KTAU_CALLS_CARRY_LOG);
+	/* adding may have switched to a bigger table: ids are kept */
+	t = ktau_task_table(kt);
+	if (id > t->nrec)
+		return NULL;
+	e = &t->rec[id - 1];
+	WRITE_ONCE(e->key, e->key & ~KTAU_REC_CARRIED);
+	return e;
+}
+
+/*
+ * The caller field of an outermost record key under user context
+ * @value: the id of the value's record in @tsk's table, found or added,
+ * which the inline starts then find through the task's cache of two
+ * (see ktau_root_ctx()); 0 for the value 0; KTAU_REC_NO_CTX, which no
+ * record can have, when there is no room.  Interrupts are off.
+ */
+static u32 ktau_ctx_parent(struct task_struct *tsk, u32 value)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *t = ktau_task_table(kt);
+	union ktau_ctx_cache cache;
+	struct ktau_entry *e;
+
+	if (!value)
+		return KTAU_NO_PARENT;
+	e = ktau_table_ctx(t, value, false);
+	if (!e) {
+		if (unlikely(t->nrec >= t->maxrec))
+			t = ktau_task_outgrow(tsk, t);
+		e = ktau_table_ctx(t, value, true);
+		if (unlikely(4 * t->nrec >= 3 * t->maxrec))
+			ktau_grow_request(tsk, t);
+		if (!e)
+			return KTAU_REC_NO_CTX;
+	}
+	cache.value = value;
+	cache.parent = ktau_record_id(t, e) << 16;
+	/* one store each: a clear resets them from another CPU */
+	if (READ_ONCE(kt->ctx_cache[0].word) != cache.word) {
+		WRITE_ONCE(kt->ctx_cache[1].word, READ_ONCE(kt->ctx_cache[0].word));
+		WRITE_ONCE(kt->ctx_cache[0].word, cache.word);
+	}
+	return ktau_record_id(t, e);
+}
+
+/* The key of a new outermost frame of @tsk, for function id @fid. */
+static u32 ktau_root_key(struct task_struct *tsk, unsigned int fid)
+{
+	const u32 __user *word = tsk->ktau.ctx_word;
+
+	if (!word)
+		return KTAU_REC_LOW(fid);
+	return KTAU_REC_KEY(ktau_ctx_parent(tsk, ktau_read_ctx(tsk, word)),
+			    KTAU_REC_LOW(fid));
+}
+
+/*
+ * Find the record of the user context of @kt's outermost frame, when its
+ * start left that to a slow path (KTAU_REC_CTX_PENDING).  Every slow
+ * path that needs the frame's record or its caller field calls this.
+ * Interrupts are off.
+ */
+static void ktau_root_resolve(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	u32 key = kt->stack[0].key;
+
+	if (likely(KTAU_REC_PARENT(key) != KTAU_REC_CTX_PENDING))
+		return;
+	kt->stack[0].key = KTAU_REC_KEY(ktau_ctx_parent(tsk, kt->ctx_pending),
+					key & 0xffff);
+}
+
+/*
  * ktau_frame_entry() when neither the frame's remembered record id nor
  * its key's hint slots name its record: the index, then a new record.
  * A record is hinted from its second use on: the many callpaths a task
  * takes once (at exec, at its start) would only evict the hot ones.
  */
 static noinline struct ktau_entry *
-ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u64 key,
+ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u32 key,
 		      bool add)
 {
 	struct ktau_task *kt = &tsk->ktau;
@@ -270,9 +363,13 @@ ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u64 key,
 	struct ktau_entry *e;
 
 	e = ktau_table_lookup(t, key);
+	if (e && unlikely(e->key != key)) {
+		e = ktau_rec_uncarry(tsk, e);
+		t = ktau_task_table(kt);
+	}
 	if (e)
 		ktau_table_hint(t, key, e);
-	else if (add)
+	else if (add && ktau_key_addable(key))
 		e = ktau_task_add(tsk, t, key);
 	if (e)
 		f->rec = ktau_record_id(ktau_task_table(kt), e);
@@ -290,11 +387,15 @@ static __always_inline struct ktau_entry *
 ktau_frame_entry(struct task_struct *tsk, unsigned int i, bool add)
 {
 	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_table *t = ktau_task_table(kt);
+	struct ktau_table *t;
 	struct ktau_frame *f = &kt->stack[i];
-	u64 key = ktau_frame_key(kt, i);
 	struct ktau_entry *e;
+	u32 key;
 
+	if (!i)
+		ktau_root_resolve(tsk);
+	t = ktau_task_table(kt);
+	key = ktau_frame_key(kt, i);
 	if (unlikely(!(u16)key))
 		return NULL;
 	if (f->rec && f->rec <= t->nrec && t->rec[f->rec - 1].key == key) {
@@ -318,7 +419,7 @@ static struct ktau_entry *ktau_record(struct task_struct *tsk, unsigned int i,
 	struct ktau_entry *e = ktau_frame_entry(tsk, i, true);
 
 	if (likely(e))
-		ktau_entry_add(e, 1, incl, excl);
+		ktau_entry_add(e, incl, excl);
 	else
 		ktau_drop(&tsk->ktau);
 	return e;
@@ -351,7 +452,7 @@ static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 	f = &kt->stack[d];
 	if (!d) {
 		/* The outermost frame carries the user context. */
-		kt->root_key = ktau_ctx_key(tsk) | (fid + 1);
+		f->key = ktau_root_key(tsk, fid);
 	} else {
 		caller = ktau_frame_entry(tsk, d - 1, true);
 		f->key = caller ? ktau_child_key(ktau_record_id(ktau_task_table(kt),
@@ -441,7 +542,7 @@ ktau_frame_hinted_id(struct ktau_task *kt, struct ktau_table *t,
 		     unsigned int i)
 {
 	struct ktau_frame *f = &kt->stack[i];
-	u64 key = ktau_frame_key(kt, i);
+	u32 key = ktau_frame_key(kt, i);
 	unsigned int id;
 
 	/* a clear may have given the task a new, smaller table */
@@ -470,16 +571,16 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 	struct ktau_table *t = ktau_task_table(kt);
 	struct ktau_frame *f;
 	unsigned int id;
-	u64 key;
+	u32 key;
 
 	if (!static_branch_likely(&ktau_fast_key) ||
 	    kt->gen != READ_ONCE(ktau_gen) || d >= KTAU_MAX_DEPTH)
 		return false;
 	if (!d) {
-		key = fid + 1;
+		kt->stack[0].key = KTAU_REC_LOW(fid);
 		if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
-			ktau_read_ctx(tsk, kt->ctx_word, &key);
-		kt->root_key = key;
+			ktau_root_ctx(tsk, kt, KTAU_REC_LOW(fid));
+		key = kt->stack[0].key;
 	} else {
 		id = ktau_frame_hinted_id(kt, t, d - 1);
 		if (unlikely(!id))
@@ -506,7 +607,7 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
  * stop.
  */
 static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
-					      unsigned int d, u64 key, u64 now)
+					      unsigned int d, u32 key, u64 now)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_table *t = ktau_task_table(kt);
@@ -524,7 +625,7 @@ static __always_inline bool ktau_pop_top_fast(struct task_struct *tsk,
 	if (unlikely(excl < 0))
 		return false;
 	kt->depth = d - 1;
-	ktau_entry_add(e, 1, incl, excl);
+	ktau_entry_add(e, incl, excl);
 	if (d > 1)
 		kt->stack[d - 2].child += incl;
 	return true;
@@ -536,7 +637,7 @@ static __always_inline bool ktau_pop_fast(struct task_struct *tsk,
 {
 	struct ktau_task *kt = &tsk->ktau;
 	unsigned int d = kt->depth;
-	u64 key;
+	u32 key;
 
 	if (!static_branch_likely(&ktau_fast_key) || d - 1 >= KTAU_MAX_DEPTH)
 		return false;
@@ -626,17 +727,18 @@ void __ktau_irq_exit(void)
  * moves back (ktau_table_hint() leaves hinted records where they are).
  * Returns whether it moved: once it did, it is in its own slot and no
  * other record has its key, so it does not move again.  A task that has
- * no outermost frame (root_key 0, as a new task's, or with only the
- * trace on) has nothing to move: a record not in use has key 0 too.
+ * no outermost frame (key 0, as a new task's, or with only the trace on)
+ * has nothing to move: a record not in use has key 0 too.
  */
 static __always_inline bool ktau_root_hint_restore(struct ktau_task *kt)
 {
 	struct ktau_table *t = ktau_task_table(kt);
-	unsigned int slot = ktau_root_hint_slot(kt->root_key);
+	u32 key = kt->stack[0].key;
+	unsigned int slot = ktau_hint_slot(key);
 	unsigned int off = t->hint[slot ^ 1];
 
-	if (!(u16)kt->root_key || off == t->hint[slot] ||
-	    ((struct ktau_entry *)((void *)t->rec + off))->key != kt->root_key)
+	if (!(u16)key || off == t->hint[slot] ||
+	    ((struct ktau_entry *)((void *)t->rec + off))->key != key)
 		return false;
 	t->hint[slot ^ 1] = t->hint[slot];
 	t->hint[slot] = off;
@@ -696,7 +798,7 @@ static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
 {
 	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
 
-	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	if ((u16)tsk->ktau.stack[0].key == KTAU_REC_LOW(fid) && !in_nmi() &&
 	    static_branch_likely(&ktau_fast_key) &&
 	    ktau_close_root_paired(&tsk->ktau, now))
 		ktau_trace_root_close(tsk, now);
@@ -721,7 +823,7 @@ void __ktau_fault_exit(void)
 	 * a system call's; an NMI's fault must not close the frame of the
 	 * fault it interrupted.
 	 */
-	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	if ((u16)tsk->ktau.stack[0].key == KTAU_REC_LOW(fid) && !in_nmi() &&
 	    ktau_close_root_fast(&tsk->ktau, ktau_task_table(&tsk->ktau), now))
 		goto out;
 	if (static_branch_unlikely(&ktau_trace_key)) {
@@ -729,7 +831,7 @@ void __ktau_fault_exit(void)
 		goto out;
 	}
 	/* its record moved to the pair slot: back to the inline stops' slot */
-	if ((u16)tsk->ktau.root_key == fid + 1 && !in_nmi() &&
+	if ((u16)tsk->ktau.stack[0].key == KTAU_REC_LOW(fid) && !in_nmi() &&
 	    static_branch_likely(&ktau_sysfast_key) &&
 	    ktau_close_root_restored(&tsk->ktau, now))
 		goto out;
@@ -761,8 +863,9 @@ static void ktau_check_hints(const struct ktau_table *t)
 	if (!IS_ENABLED(CONFIG_KTAU_DEBUG))
 		return;
 	for (i = 0; i + 1 < t->nrec; i++)
-		WARN_ON_ONCE(KTAU_KEY_PARENT(t->rec[i].key) == KTAU_EVENT_RANGE &&
-			     t->rec[i + 1].key == t->rec[i].key + (1ULL << 16) &&
+		WARN_ON_ONCE(ktau_key_is_range(t->rec[i].key) &&
+			     t->rec[i + 1].key == t->rec[i].key +
+			     (KTAU_REC_SUM - KTAU_REC_RANGE) &&
 			     !t->rec[i].calls);
 	for (i = 0; i < KTAU_SLOT_HINTS; i++)
 		WARN_ON_ONCE(t->hint[i] % sizeof(t->rec[0]) ||
@@ -775,14 +878,14 @@ static void ktau_check_hints(const struct ktau_table *t)
 	for (i = 0; i < 2 * ARRAY_SIZE(t->sched_hint); i++) {
 		unsigned int off = t->sched_hint[i / 2][i % 2];
 		unsigned int id = off / sizeof(t->rec[0]) + 1;
-		u64 key;
+		u32 key;
 
 		if (!off || WARN_ON_ONCE(off % sizeof(t->rec[0]) ||
 					 id > t->nrec))
 			continue;
 		key = t->rec[id - 1].key;
 		WARN_ON_ONCE(ktau_key_fid(key) != ktau_sched_fid(i / 2) ||
-			     !KTAU_KEY_PARENT(key) || KTAU_KEY_PARENT(key) >= id);
+			     !KTAU_REC_PARENT(key) || KTAU_REC_PARENT(key) >= id);
 	}
 }
 
@@ -793,11 +896,11 @@ static void ktau_check_hints(const struct ktau_table *t)
  * bounds check.
  */
 static __always_inline bool ktau_sched_hint_is(const struct ktau_table *t,
-					       unsigned int off, u64 caller,
-					       u64 *key)
+					       unsigned int off, u32 caller,
+					       u32 *key)
 {
 	*key = ((struct ktau_entry *)((void *)t->rec + off))->key;
-	return off && t->rec[KTAU_KEY_PARENT(*key) - 1].key == caller;
+	return off && t->rec[KTAU_REC_PARENT(*key) - 1].key == caller;
 }
 
 /*
@@ -822,7 +925,7 @@ static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
 	const u16 *hint = t->sched_hint[invol];
 	unsigned int off = hint[0];
 	struct ktau_frame *f;
-	u64 caller, key;
+	u32 caller, key;
 
 	if (kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH - 1)
 		return false;
@@ -833,7 +936,8 @@ static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
 			return false;
 	}
 	f = &kt->stack[d];
-	f->key = key;
+	/* a count that carried: its stop takes the slow path, which moves it */
+	f->key = key & ~KTAU_REC_CARRIED;
 	f->rec = off / sizeof(struct ktau_entry) + 1;
 	f->deeper_groups = 0;
 	f->child = 0;
@@ -863,7 +967,7 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 	if (!f->rec || f->rec > t->nrec || f->rec - 1 > KTAU_HINT_MAX_INDEX ||
 	    t->rec[f->rec - 1].key != f->key ||
 	    ktau_key_fid(f->key) != ktau_sched_fid(invol) ||
-	    !KTAU_KEY_PARENT(f->key))
+	    !KTAU_REC_PARENT(f->key))
 		return;
 	off = (f->rec - 1) * sizeof(t->rec[0]);
 	if (hint[0] == off || hint[1] == off)
@@ -958,8 +1062,9 @@ static __always_inline void ktau_sched_stop(void)
 	const unsigned int vol = ktau_sched_fid(false);
 	const unsigned int invol = ktau_sched_fid(true);
 	struct ktau_task *kt = ktau_current();
-	u64 now = ktau_arch_now(), key;
+	u64 now = ktau_arch_now();
 	unsigned int d = kt->depth, top;
+	u32 key;
 
 	if (likely(d - 1 < KTAU_MAX_DEPTH)) {
 		key = ktau_frame_key(kt, d - 1);
@@ -1059,20 +1164,17 @@ void __ktau_preempt_irq_exit(void)
 
 /*
  * Open a system call's frame from the slow entry paths.  The trace gets
- * the user context first; with only the trace on, root_key keeps the
- * id for the exit (ktau_syscall_exit_traced()).  Interrupts are off.
+ * the user context first; with only the trace on, the outermost frame's
+ * key keeps the id for the exit (ktau_syscall_exit_traced()).
+ * Interrupts are off.
  */
 static void ktau_syscall_open(struct ktau_task *kt, unsigned int fid)
 {
-	if (ktau_trace_on() && kt->ctx_word) {
-		u64 key = 0;
-
-		ktau_read_ctx(current, kt->ctx_word, &key);
-		ktau_trace_context(KTAU_KEY_CTX(key));
-	}
+	if (ktau_trace_on() && kt->ctx_word)
+		ktau_trace_context(ktau_read_ctx(current, kt->ctx_word));
 	ktau_push(current, fid, ktau_arch_now());
 	if (!ktau_fid_profiled(fid))
-		kt->root_key = fid + 1;
+		kt->stack[0].key = KTAU_REC_LOW(fid);
 }
 
 /* The general entry: handlers, x32 and invalid numbers. */
@@ -1111,20 +1213,21 @@ long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
  */
 static void ktau_syscall_renumbered(struct ktau_task *kt, long nr)
 {
-	unsigned int old = ktau_key_fid(kt->root_key);
+	unsigned int old = ktau_key_fid(kt->stack[0].key);
 	u64 now = ktau_arch_now();
 
 	if (nr == -1) {
 		ktau_handlers(old, KTAU_HANDLER_STOP, now);
 		kt->depth = 0;
-		kt->root_key = 0;
+		kt->stack[0].key = 0;
 		return;
 	}
 	if (ktau_sys64_fid(nr) != old) {
 		ktau_handlers(old, KTAU_HANDLER_STOP, now);
 		ktau_handlers(ktau_sys64_fid(nr), KTAU_HANDLER_START, now);
 	}
-	kt->root_key = (kt->root_key & ~0xffffULL) | (ktau_sys64_fid(nr) + 1);
+	kt->stack[0].key = KTAU_REC_KEY(KTAU_REC_PARENT(kt->stack[0].key),
+					KTAU_REC_LOW(ktau_sys64_fid(nr)));
 }
 
 /*
@@ -1143,8 +1246,8 @@ long __ktau_syscall_renumber(long nr)
 	local_irq_save(flags);
 	kt = ktau_current();
 	ktau_stack_check(kt);
-	/* with only the trace on, root_key alone says a call is open */
-	if (kt->depth || (!ktau_syscalls_profiled() && (u16)kt->root_key))
+	/* with only the trace on, the frame's key alone says a call is open */
+	if (kt->depth || (!ktau_syscalls_profiled() && (u16)kt->stack[0].key))
 		ktau_syscall_renumbered(kt, nr);
 	local_irq_restore(flags);
 	return nr;
@@ -1164,34 +1267,43 @@ void __ktau_ia32_syscall_enter(long nr)
 
 /* ---- atomic events ----------------------------------------------------- */
 
-/* The user context of what the task runs now, for its events. */
-static u64 ktau_event_ctx_key(struct task_struct *tsk)
+/*
+ * The caller field of the events of what the task runs now: the record
+ * of its user context, as the outermost frame has it.
+ */
+static u32 ktau_event_parent(struct task_struct *tsk)
 {
 	struct ktau_task *kt = &tsk->ktau;
 
-	if (kt->depth)
-		return KTAU_CTX_KEY(KTAU_KEY_CTX(kt->root_key));
-	return ktau_ctx_key(tsk);
+	if (kt->depth) {
+		ktau_root_resolve(tsk);
+		return KTAU_REC_PARENT(kt->stack[0].key);
+	}
+	return KTAU_REC_PARENT(ktau_root_key(tsk, 0));
 }
 
 /* ktau_event_entry() when the key's hint slot names another record. */
 static noinline struct ktau_entry *ktau_event_entry_slow(struct task_struct *tsk,
-							 u64 key)
+							 u32 key)
 {
 	struct ktau_table *t = ktau_task_table(&tsk->ktau);
 	struct ktau_entry *e = ktau_table_lookup(t, key);
 
+	if (e && unlikely(e->key != key)) {
+		e = ktau_rec_uncarry(tsk, e);
+		t = ktau_task_table(&tsk->ktau);
+	}
 	/* hinted from its second use on, as ktau_frame_entry_slow() does */
 	if (e)
 		ktau_table_hint(t, key, e);
-	else
+	else if (ktau_key_addable(key))
 		e = ktau_task_add(tsk, t, key);
 	return e;
 }
 
 /* The record of @key, found through its hint or added. */
 static __always_inline struct ktau_entry *
-ktau_event_entry(struct task_struct *tsk, u64 key)
+ktau_event_entry(struct task_struct *tsk, u32 key)
 {
 	struct ktau_entry *e = ktau_table_hinted(ktau_task_table(&tsk->ktau),
 						 key);
@@ -1207,16 +1319,17 @@ static u64 ktau_square_sat(u64 v)
 }
 
 /*
- * A value of atomic event @fid in user context @ctx (a key's upper
- * half).  Its sum record is added right after its range record, so it
- * is normally the next one and only the range record needs a hint.
+ * A value of atomic event @fid under caller field @parent (a user
+ * context's record, or 0).  Its sum record is added right after its
+ * range record, so it is normally the next one and only the range record
+ * needs a hint.
  */
 static __always_inline void ktau_account_event(struct task_struct *tsk,
-					       u64 ctx, unsigned int fid,
+					       u32 parent, unsigned int fid,
 					       u64 value)
 {
-	u64 range_key = ctx | KTAU_KEY(0, KTAU_EVENT_RANGE, fid);
-	u64 sum_key = ctx | KTAU_KEY(0, KTAU_EVENT_SUM, fid);
+	u32 range_key = KTAU_REC_KEY(parent, KTAU_REC_RANGE | KTAU_REC_LOW(fid));
+	u32 sum_key = KTAU_REC_KEY(parent, KTAU_REC_SUM | KTAU_REC_LOW(fid));
 	struct ktau_entry *range, *sum = NULL;
 	const struct ktau_table *t;
 
@@ -1236,41 +1349,40 @@ static __always_inline void ktau_account_event(struct task_struct *tsk,
 		ktau_drop(&tsk->ktau);
 		return;
 	}
-	ktau_range_add(range, 1, value, value);
-	ktau_sum_add(sum, 1, value, ktau_square_sat(value));
+	ktau_range_add(range, value, value);
+	ktau_sum_add(sum, value, ktau_square_sat(value));
+	ktau_calls_inc(sum);
 }
 
 /* The atomic event of the bytes a read() or write() of record key @key moved. */
-static __always_inline unsigned int ktau_bytes_fid(u64 key)
+static __always_inline unsigned int ktau_bytes_fid(u32 key)
 {
 	return KTAU_FID_STATIC(ktau_key_fid(key) == __NR_read ?
 			       KTAU_SP_READ_BYTES : KTAU_SP_WRITE_BYTES);
 }
 
-const u64 ktau_bytes_key_delta = KTAU_KEY(0, KTAU_EVENT_RANGE,
-					  KTAU_FID_STATIC(KTAU_SP_READ_BYTES)) -
-				 KTAU_KEY(0, KTAU_NO_PARENT, __NR_read);
-
 /*
  * The key of the range record of the bytes event of a read() or write()
  * whose outermost record key is @key: the same user context, and the
- * two events' ids follow each other as the two calls' numbers do.
+ * call's own function id stands for the event's, which no other event
+ * can have (only the event group's ids are events'); views print the
+ * event's (kernel/ktau/view.c).
  */
-static __always_inline u64 ktau_bytes_range_key(u64 key)
+static __always_inline u32 ktau_bytes_range_key(u32 key)
 {
-	BUILD_BUG_ON(__NR_write - __NR_read != 1);
-	BUILD_BUG_ON(KTAU_SP_WRITE_BYTES - KTAU_SP_READ_BYTES != 1);
-	return key + ktau_bytes_key_delta;
+	BUILD_BUG_ON(KTAU_REC_KEY(1, KTAU_REC_RANGE | KTAU_REC_LOW(__NR_write)) !=
+		     KTAU_REC_KEY(1, KTAU_REC_LOW(__NR_write)) +
+		     KTAU_BYTES_KEY_DELTA);
+	return key + KTAU_BYTES_KEY_DELTA;
 }
 
 /*
  * The bytes a read() or write() moved, as the atomic events of each, in
  * the user context of the call's record @key.  Interrupts are off.
  */
-static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
+static void ktau_syscall_bytes(struct task_struct *tsk, u32 key, long ret)
 {
-	ktau_account_event(tsk, KTAU_CTX_KEY(KTAU_KEY_CTX(key)),
-			   ktau_bytes_fid(key), ret);
+	ktau_account_event(tsk, KTAU_REC_PARENT(key), ktau_key_fid(key), ret);
 }
 
 /*
@@ -1278,7 +1390,7 @@ static void ktau_syscall_bytes(struct task_struct *tsk, u64 key, long ret)
  * at @now: counted while the event group is profiled (its handler
  * called), traced while it is enabled.  Interrupts are off.
  */
-static void ktau_syscall_bytes_record(struct task_struct *tsk, u64 key,
+static void ktau_syscall_bytes_record(struct task_struct *tsk, u32 key,
 				      long ret, u64 now)
 {
 	if (ret < 0)
@@ -1300,11 +1412,11 @@ static void ktau_syscall_bytes_record(struct task_struct *tsk, u64 key,
  * user contexts), and then the bytes hint names it too, when its sum
  * record follows it.  Else the general path.  Interrupts are off.
  */
-void __ktau_syscall_bytes(u64 key, long ret)
+void __ktau_syscall_bytes(u32 key, long ret)
 {
 	struct task_struct *tsk = current;
 	struct ktau_table *t = ktau_task_table(&tsk->ktau);
-	u64 range_key = ktau_bytes_range_key(key);
+	u32 range_key = ktau_bytes_range_key(key);
 	struct ktau_entry *e;
 	unsigned int id;
 
@@ -1314,7 +1426,8 @@ void __ktau_syscall_bytes(u64 key, long ret)
 	e = ktau_table_hinted(t, range_key);
 	id = e ? ktau_record_id(t, e) : 0;
 	if (!id || id >= t->nrec || id > KTAU_HINT_MAX_INDEX ||
-	    e[1].key != range_key + (1ULL << 16) || ret > MAX_RW_COUNT) {
+	    e[1].key != range_key + (KTAU_REC_SUM - KTAU_REC_RANGE) ||
+	    ret > MAX_RW_COUNT) {
 		ktau_syscall_bytes(tsk, key, ret);
 		return;
 	}
@@ -1324,20 +1437,22 @@ void __ktau_syscall_bytes(u64 key, long ret)
 
 /*
  * A system call's exit while only the trace records system calls: its
- * entry left the call's id in root_key, as no frame was opened.
+ * entry left the call's id in the outermost frame's key, as no frame was
+ * opened.
  */
 static void ktau_syscall_exit_traced(struct ktau_task *kt, long ret, u64 now)
 {
-	unsigned int fid = ktau_key_fid(kt->root_key);
+	u32 key;
 
-	if ((u16)kt->root_key) {
-		if (ktau_key_moves_bytes(kt->root_key) &&
-		    READ_ONCE(ktau_events_on))
-			ktau_syscall_bytes_record(current, kt->root_key, ret,
-						  now);
-		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
+	ktau_root_resolve(current);
+	key = kt->stack[0].key;
+
+	if ((u16)key) {
+		if (ktau_key_moves_bytes(key) && READ_ONCE(ktau_events_on))
+			ktau_syscall_bytes_record(current, key, ret, now);
+		ktau_handlers(ktau_key_fid(key), KTAU_HANDLER_STOP, now);
 	}
-	kt->root_key = 0;
+	kt->stack[0].key = 0;
 }
 
 /*
@@ -1353,7 +1468,8 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 {
 	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
-	u64 key, incl;
+	u64 incl;
+	u32 key;
 
 	if (unlikely(!ktau_syscalls_profiled())) {
 		ktau_syscall_exit_traced(kt, regs_return_value(regs), now);
@@ -1367,7 +1483,9 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
 	ktau_stack_check(kt);
 	if (!kt->depth)
 		return;
-	key = kt->root_key;
+	/* its bytes event, before its record, takes its context's too */
+	ktau_root_resolve(tsk);
+	key = kt->stack[0].key;
 	if (kt->depth > KTAU_MAX_DEPTH ||
 	    ktau_fid_group(ktau_key_fid(key)) != KTAU_GROUP_SYSCALL) {
 		kt->depth = 0;
@@ -1394,12 +1512,12 @@ static noinline void ktau_syscall_exit_trace_slow(struct pt_regs *regs,
 	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
 
-	if (ktau_key_moves_bytes(kt->root_key) && READ_ONCE(ktau_events_on))
-		ktau_syscall_bytes_record(tsk, kt->root_key,
+	if (ktau_key_moves_bytes(kt->stack[0].key) && READ_ONCE(ktau_events_on))
+		ktau_syscall_bytes_record(tsk, kt->stack[0].key,
 					  regs_return_value(regs), now);
 	if (static_branch_unlikely(&ktau_trace_key))
 		ktau_trace_put_slow(kt, now, KTAU_TRACE_EXIT,
-				    ktau_key_fid(kt->root_key));
+				    ktau_key_fid(kt->stack[0].key));
 }
 
 /*
@@ -1417,11 +1535,11 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 		ktau_syscall_exit_general(regs, now);
 		return;
 	}
-	if (unlikely((ktau_key_moves_bytes(kt->root_key) &&
+	if (unlikely((ktau_key_moves_bytes(kt->stack[0].key) &&
 		      READ_ONCE(ktau_events_on)) ||
 		     (static_branch_unlikely(&ktau_trace_key) &&
 		      !ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
-					   ktau_key_fid(kt->root_key), now))))
+					   ktau_key_fid(kt->stack[0].key), now))))
 		ktau_syscall_exit_trace_slow(regs, now);
 }
 
@@ -1508,7 +1626,9 @@ void __ktau_event(int fid, u64 value)
 	/* the key is on while tracing: events are profiled, traced or not */
 	if (unlikely(!READ_ONCE(ktau_events_on)))
 		return;
-	if (unlikely(fid < 0 || fid >= ktau_nr_fids())) {
+	/* only the event group's: read() and write() stand for their bytes */
+	if (unlikely(fid < 0 || fid >= ktau_nr_fids() ||
+		     ktau_fid_group(fid) != KTAU_GROUP_EVENT)) {
 		ktau_count_dropped();
 		return;
 	}
@@ -1516,7 +1636,7 @@ void __ktau_event(int fid, u64 value)
 		return;
 	local_irq_save(flags);
 	if (ktau_group_profiled(KTAU_GROUP_EVENT)) {
-		ktau_account_event(current, ktau_event_ctx_key(current), fid,
+		ktau_account_event(current, ktau_event_parent(current), fid,
 				   value);
 		ktau_handlers(fid, KTAU_HANDLER_EVENT, value);
 	}
@@ -1585,6 +1705,7 @@ static void ktau_grow_worker(struct work_struct *work)
 		rcu_read_unlock();
 		if (n)
 			bigger = ktau_table_new(n, GFP_KERNEL);
+		/* a kernel thread's: no grow_work shares the spare's place */
 		if (bigger)
 			ktau_table_free_rcu(xchg(&kt->spare, bigger));
 		else

@@ -158,6 +158,8 @@ int __init ktau_fid_init(void)
 	const char *name;
 
 	BUILD_BUG_ON(KTAU_FID_STATIC(KTAU_NR_STATIC_POINTS) >= KTAU_MAX_FIDS);
+	/* a record key keeps a function id + 1 in 13 bits */
+	BUILD_BUG_ON(KTAU_REC_LOW(KTAU_MAX_FIDS - 1) & ~KTAU_REC_FID_MASK);
 
 	raw_spin_lock(&ktau_fid_lock);
 	for (nr = 0; nr < KTAU_NR_SYSCALL64; nr++)

@@ -33,37 +33,93 @@ static inline bool ktau_gen_after(u32 a, u32 b)
 /* ---- profile tables (table.c) --------------------------------------- */
 
 /*
- * Record counts: a new task's table has room for 20 (816 bytes, from a
- * cache of its own, so that a task with few callpaths, as most kernel
- * threads, stays within about 1 KiB with its part in task_struct); its
- * first growth is to 32 (1264 bytes, a cache of its own too: a kmalloc
- * bucket would round it to 2 KiB), which a short-lived command's
- * callpaths fit; each later growth doubles it, up to the per-task limit.
- * Record ids are u16 and the two highest caller ids mark atomic events.
+ * Record counts: a new task's table has room for 24 (752 bytes, from a
+ * cache of its own), which the callpaths of a short-lived command or of
+ * most kernel threads fit: with its part in task_struct, such a task
+ * takes under 1 KiB.  Its first growth is to 48 (1392 bytes, a cache of
+ * its own too: a kmalloc bucket would round it to 2 KiB); each later
+ * growth doubles it, up to the per-task limit.  Record ids are u16; the
+ * highest caller ids mark user contexts and call count carries.
  */
-#define KTAU_TABLE_MIN_RECORDS	20
-#define KTAU_TABLE_NEXT_RECORDS	32
-#define KTAU_RECORDS_LIMIT_MIN	KTAU_TABLE_MIN_RECORDS
+#define KTAU_TABLE_MIN_RECORDS	24
+#define KTAU_TABLE_NEXT_RECORDS	48
 #define KTAU_RECORDS_LIMIT_MAX	65000
 #define KTAU_RECORDS_DEFAULT	4096
 
-/*
- * An atomic event takes two records, told apart from callpaths by
- * caller ids no record can have: one holds count, sum and sum of
- * squares in calls, incl and excl, the other count, minimum and maximum.
- */
-#define KTAU_EVENT_RANGE	0xfffe
-#define KTAU_EVENT_SUM		0xffff
-
-static inline bool ktau_key_is_event(u64 key)
+/* User contexts and call count carries: no callpath, no event. */
+static inline bool ktau_key_is_meta(u32 key)
 {
-	return KTAU_KEY_PARENT(key) >= KTAU_EVENT_RANGE;
+	return KTAU_REC_PARENT(key) >= KTAU_REC_CARRY;
+}
+
+/*
+ * An atomic event takes two records, told apart from callpaths by a kind
+ * bit: one holds count, sum and sum of squares in calls, incl and excl,
+ * the other, first, the minimum and maximum in incl and excl, and in
+ * calls whether they are set.
+ */
+static inline bool ktau_key_is_event(u32 key)
+{
+	return (key & KTAU_REC_RANGE) && !ktau_key_is_meta(key);
+}
+
+static inline bool ktau_key_is_range(u32 key)
+{
+	return (key & KTAU_REC_SUM) == KTAU_REC_RANGE && !ktau_key_is_meta(key);
+}
+
+/* @e's key, without the carry bit of its count. */
+static inline u32 ktau_rec_key(const struct ktau_entry *e)
+{
+	u32 key = READ_ONCE(e->key);
+
+	return ktau_key_is_meta(key) ? key : key & ~KTAU_REC_CARRIED;
+}
+
+/*
+ * @e's calls, with the carry its key holds (not those of its carry
+ * record); a carry record's are the calls of its carries, a user
+ * context's none.
+ */
+static inline u64 ktau_rec_calls(const struct ktau_entry *e)
+{
+	u64 calls_key = READ_ONCE(e->calls_key);
+	u32 key = calls_key >> 32;
+
+	if (KTAU_REC_PARENT(key) == KTAU_REC_CTX)
+		return 0;
+	if (KTAU_REC_PARENT(key) == KTAU_REC_CARRY)
+		return (u64)(u32)calls_key << KTAU_CALLS_CARRY_LOG;
+	return ((u32)calls_key >> KTAU_CALLS_SHIFT) +
+	       ((u64)(key & KTAU_REC_CARRIED) << KTAU_CALLS_CARRY_LOG);
 }
 
 /* The key of a record whose caller is record @parent_id. */
-static inline u64 ktau_child_key(unsigned int parent_id, unsigned int fid)
+static inline u32 ktau_child_key(unsigned int parent_id, unsigned int fid)
 {
-	return KTAU_KEY(0, parent_id, fid);
+	return KTAU_REC_KEY(parent_id, KTAU_REC_LOW(fid));
+}
+
+/* The key of the record of user context @value (not 0). */
+static inline u32 ktau_ctx_rec_key(u32 value)
+{
+	return KTAU_REC_KEY(KTAU_REC_CTX, (value ^ (value >> 16)) & 0xffff);
+}
+
+/* The key of the carries of the call count of record @id. */
+static inline u32 ktau_carry_key(unsigned int id)
+{
+	return KTAU_REC_KEY(KTAU_REC_CARRY, id);
+}
+
+/*
+ * A caller field a record may have: a record id, a user context's
+ * record, or none.
+ */
+static inline bool ktau_key_addable(u32 key)
+{
+	return KTAU_REC_PARENT(key) <= KTAU_RECORDS_LIMIT_MAX ||
+	       KTAU_REC_PARENT(key) >= KTAU_REC_CARRY;
 }
 
 /* Calls that found no room in @t (written by its owner only). */
@@ -87,14 +143,15 @@ static inline unsigned int ktau_record_id(const struct ktau_table *t,
  * that is not in use yet has key 0, which no record has.
  */
 static __always_inline unsigned int
-ktau_table_hinted_off(const struct ktau_table *t, u64 key)
+ktau_table_hinted_off(const struct ktau_table *t, u32 key)
 {
-	unsigned int slot = ktau_hint_slot(key);
-	unsigned int off = t->hint[slot];
+	unsigned int slot = ktau_hint_off(key);
+	unsigned int off = ktau_hint_at(t, slot);
 
 	if (likely(((struct ktau_entry *)((void *)t->rec + off))->key == key))
 		return off;
-	off = t->hint[slot ^ 1];
+	/* the pair slot: slot ^ 1, as a byte offset */
+	off = ktau_hint_at(t, slot ^ 2);
 	if (((struct ktau_entry *)((void *)t->rec + off))->key == key)
 		return off;
 	return U16_MAX;
@@ -102,7 +159,7 @@ ktau_table_hinted_off(const struct ktau_table *t, u64 key)
 
 /* The record of @key if one of its hint slots names it, else NULL. */
 static __always_inline struct ktau_entry *
-ktau_table_hinted(const struct ktau_table *t, u64 key)
+ktau_table_hinted(const struct ktau_table *t, u32 key)
 {
 	unsigned int off = ktau_table_hinted_off(t, key);
 
@@ -111,7 +168,7 @@ ktau_table_hinted(const struct ktau_table *t, u64 key)
 
 /* ktau_table_hinted() as a record id, 0 for none. */
 static __always_inline unsigned int
-ktau_table_hinted_id(const struct ktau_table *t, u64 key)
+ktau_table_hinted_id(const struct ktau_table *t, u32 key)
 {
 	unsigned int off = ktau_table_hinted_off(t, key);
 
@@ -136,7 +193,7 @@ static __always_inline bool ktau_hint_owned(const struct ktau_table *t,
  * and a record in a slot not its own gives way first.  Three hot keys
  * on two slots still evict one another.
  */
-static __always_inline void ktau_table_hint(struct ktau_table *t, u64 key,
+static __always_inline void ktau_table_hint(struct ktau_table *t, u32 key,
 					    const struct ktau_entry *e)
 {
 	unsigned int idx = e - t->rec, slot = ktau_hint_slot(key);
@@ -178,37 +235,44 @@ void ktau_table_free_rcu(struct ktau_table *t);
 size_t ktau_table_bytes(const struct ktau_table *t);
 unsigned int ktau_table_next_size(const struct ktau_table *t,
 				  unsigned int limit);
-struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u64 key);
-struct ktau_entry *ktau_table_add(struct ktau_table *t, u64 key);
+struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u32 key);
+struct ktau_entry *ktau_table_add(struct ktau_table *t, u32 key);
+struct ktau_entry *ktau_table_ctx(struct ktau_table *t, u32 value, bool add);
 void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src);
-struct ktau_entry *ktau_table_get(struct ktau_table **tp, u64 key,
+struct ktau_entry *ktau_table_get(struct ktau_table **tp, u32 key,
 				  const struct ktau_alloc *a);
 
-/* An event's count, minimum and maximum (the other record has the sums). */
-static inline void ktau_range_add(struct ktau_entry *e, u64 count, u64 min,
-				  u64 max)
+/*
+ * An event's minimum and maximum; its count only says that they are set
+ * (the other record has the count).
+ */
+static inline void ktau_range_add(struct ktau_entry *e, u64 min, u64 max)
 {
 	if (!e->calls || min < e->incl)
 		WRITE_ONCE(e->incl, min);
 	if (!e->calls || max > e->excl)
 		WRITE_ONCE(e->excl, max);
-	WRITE_ONCE(e->calls, e->calls + count);
+	WRITE_ONCE(e->calls, KTAU_CALLS_ONE);
 }
 
-/* An event's count, sum and (saturating) sum of squares. */
-static inline void ktau_sum_add(struct ktau_entry *e, u64 count, u64 sum,
-				u64 sumsq)
+/*
+ * An event's sum and (saturating) sum of squares; the caller adds the
+ * count, which carries.
+ */
+static inline void ktau_sum_add(struct ktau_entry *e, u64 sum, u64 sumsq)
 {
 	u64 sq;
 
 	if (check_add_overflow(e->excl, sumsq, &sq))
 		sq = U64_MAX;
-	WRITE_ONCE(e->calls, e->calls + count);
 	WRITE_ONCE(e->incl, e->incl + sum);
 	WRITE_ONCE(e->excl, sq);
 }
 
-/* ktau_fold() translates caller ids through one u16 per source record. */
+/*
+ * ktau_fold() translates caller ids through one u16 per source record.
+ * A fold's source is a table's records; a view's are its own (view.h).
+ */
 u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
 	      unsigned int n, u16 *map, const struct ktau_alloc *a);
 
@@ -272,15 +336,29 @@ static inline struct ktau_task *ktau_current(void)
 	return &current->ktau;
 }
 
-static inline unsigned int ktau_key_fid(u64 key)
+static inline unsigned int ktau_key_fid(u32 key)
 {
-	return KTAU_KEY_FID(key);
+	return KTAU_REC_FID(key);
 }
 
 /* The record key of frame @i of @kt. */
-static inline u64 ktau_frame_key(const struct ktau_task *kt, unsigned int i)
+static inline u32 ktau_frame_key(const struct ktau_task *kt, unsigned int i)
 {
-	return i ? kt->stack[i].key : kt->root_key;
+	return kt->stack[i].key;
+}
+
+/*
+ * The user context value of @kt's outermost frame, whose key is @key,
+ * through its record in @t; 0 if it has none, or @t no such record.
+ */
+static inline u32 ktau_root_ctx_value(const struct ktau_table *t, u32 key)
+{
+	unsigned int id = KTAU_REC_PARENT(key);
+
+	if (!id || id > READ_ONCE(t->nrec) ||
+	    KTAU_REC_PARENT(READ_ONCE(t->rec[id - 1].key)) != KTAU_REC_CTX)
+		return 0;
+	return READ_ONCE(t->rec[id - 1].incl);
 }
 
 void ktau_unwind(struct task_struct *tsk);
@@ -346,6 +424,7 @@ unsigned int ktau_contexts(void);
 /* ---- lifetimes (lifetime.c) ------------------------------------------- */
 
 void ktau_task_clear(struct task_struct *p);
+void ktau_ctx_forget(struct task_struct *p);
 void ktau_signal_clear(struct signal_struct *sig);
 extern atomic64_t ktau_dropped_untabled;
 

@@ -24,10 +24,24 @@
 
 #include "internal.h"
 
+/*
+ * Give @kt table @t; returns the old one.  The user context the task
+ * cached is the old table's record: forgotten (see ktau_ctx_forget()).
+ */
 static struct ktau_table *ktau_table_swap(struct ktau_task *kt,
 					  struct ktau_table *t)
 {
-	return xchg((struct ktau_table __force **)&kt->table, t);
+	t = xchg((struct ktau_table __force **)&kt->table, t);
+	ktau_ctx_forget(container_of(kt, struct task_struct, ktau));
+	return t;
+}
+
+/* A kernel thread's spare table (a user task's grow_work takes its place). */
+static struct ktau_table *ktau_spare_take(struct task_struct *tsk)
+{
+	if (!(tsk->flags & PF_KTHREAD))
+		return NULL;
+	return xchg(&tsk->ktau.spare, NULL);
 }
 
 /*
@@ -74,7 +88,7 @@ void ktau_task_free(struct task_struct *tsk)
 
 	ktau_table_free(rcu_dereference_raw(kt->table));
 	RCU_INIT_POINTER(kt->table, ktau_empty_table);
-	ktau_table_free(xchg(&kt->spare, NULL));
+	ktau_table_free(ktau_spare_take(tsk));
 }
 
 static void ktau_private_set(struct ktau_signal *ks)
@@ -101,7 +115,7 @@ static u64 ktau_fold_into(struct ktau_signal *ks, struct ktau_table **dst,
 		map = kvmalloc_array(n, sizeof(*map), GFP_KERNEL_ACCOUNT);
 		if (!map) {
 			for (i = 0; i < n; i++)
-				lost += src[i].calls;
+				lost += ktau_rec_calls(&src[i]);
 			return lost;
 		}
 	}
@@ -149,7 +163,7 @@ void ktau_task_exit(struct task_struct *tsk)
 	mutex_unlock(&ks->lock);
 
 	ktau_table_free_rcu(t);
-	ktau_table_free_rcu(xchg(&kt->spare, NULL));
+	ktau_table_free_rcu(ktau_spare_take(tsk));
 	if (kt->ctx_word) {
 		kt->ctx_word = NULL;
 		ktau_context_put();
@@ -347,6 +361,20 @@ void ktau_task_clear(struct task_struct *p)
 			ktau_table_free_rcu(t);
 		}
 	}
-	ktau_table_free_rcu(xchg(&kt->spare, NULL));
+	ktau_table_free_rcu(ktau_spare_take(p));
 	mutex_unlock(&ks->lock);
+}
+
+/*
+ * After a clear swapped @p's table and an RCU grace period: the user
+ * context a start cached for the old table as the swap happened is
+ * forgotten.  Any start that may have used it opened its frame before
+ * the control generation that follows (ktau_clear_all()).
+ */
+void ktau_ctx_forget(struct task_struct *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < KTAU_CTX_CACHED; i++)
+		WRITE_ONCE(p->ktau.ctx_cache[i].word, 0);
 }

@@ -545,7 +545,7 @@ static void ktau_print_task(struct seq_file *m, const struct ktau_block *blk)
 }
 
 /* " calls incl excl" of a record. */
-static char *ktau_put_counts(char *p, const struct ktau_entry *e)
+static char *ktau_put_counts(char *p, const struct ktau_view_entry *e)
 {
 	p = ktau_put_u64(p, ' ', e->calls);
 	p = ktau_put_u64(p, ' ', e->incl);
@@ -566,7 +566,7 @@ static char *ktau_put_path(char *p, u32 ctx, const u16 *fid,
 }
 
 static void ktau_print_func(struct seq_file *m, struct ktau_reader *r,
-			    const struct ktau_entry *e)
+			    const struct ktau_view_entry *e)
 {
 	unsigned int fid = KTAU_KEY_FID(e->key);
 	struct ktau_fid_names *n = &r->names;
@@ -587,7 +587,7 @@ static void ktau_print_func(struct seq_file *m, struct ktau_reader *r,
 }
 
 static void ktau_print_callpath(struct seq_file *m, struct ktau_reader *r,
-				const struct ktau_entry *rec,
+				const struct ktau_view_entry *rec,
 				unsigned int nrec, unsigned int i)
 {
 	struct ktau_fid_names *n = &r->names;
@@ -596,7 +596,7 @@ static void ktau_print_callpath(struct seq_file *m, struct ktau_reader *r,
 	char *p;
 	u32 ctx;
 
-	if (!rec[i].key || ktau_key_is_event(rec[i].key))
+	if (!rec[i].key || ktau_view_key_is_event(rec[i].key))
 		return;
 	depth = ktau_view_path(rec, nrec, i + 1, fid, &ctx);
 	ktau_names(r, fid[depth - 1], n);
@@ -613,11 +613,11 @@ static void ktau_print_callpath(struct seq_file *m, struct ktau_reader *r,
 static void ktau_print_event(struct seq_file *m, struct ktau_reader *r,
 			     const struct ktau_block *blk, unsigned int i)
 {
-	const struct ktau_entry *sum = &ktau_block_recs(&r->view, blk)[i];
+	const struct ktau_view_entry *sum = &ktau_block_recs(&r->view, blk)[i];
 	unsigned int fid = KTAU_KEY_FID(sum->key);
 	u32 ctx = KTAU_KEY_CTX(sum->key);
 	struct ktau_fid_names *n = &r->names;
-	const struct ktau_entry *range;
+	const struct ktau_view_entry *range;
 	char *p;
 
 	if (!sum->key || KTAU_KEY_PARENT(sum->key) != KTAU_EVENT_SUM ||

@@ -26,7 +26,7 @@ static atomic_long_t ktau_min_tables = ATOMIC_LONG_INIT(0);
 
 /*
  * The first and the second size's caches: in a kmalloc bucket, the
- * second (1264 bytes) would take 2 KiB.
+ * second (1392 bytes) would take 2 KiB.
  */
 static struct kmem_cache *ktau_table_cache;
 static struct kmem_cache *ktau_table_next_cache;
@@ -44,10 +44,14 @@ static u64 ktau_empty_storage[(sizeof(struct ktau_table) +
 struct ktau_table *const ktau_empty_table =
 	(struct ktau_table *)ktau_empty_storage;
 
-/* An index at most 2/3 full keeps linear probing short. */
+/*
+ * An index at most 3/4 full keeps linear probing short (and a first
+ * table's to 32 slots).
+ */
 static unsigned int ktau_index_bits(unsigned int maxrec)
 {
-	return order_base_2(maxrec + maxrec / 2 + 1);
+	/* more slots than records: the index always has an empty one */
+	return order_base_2(DIV_ROUND_UP(4 * maxrec, 3));
 }
 
 static size_t ktau_table_size(unsigned int maxrec)
@@ -204,16 +208,30 @@ unsigned int ktau_table_next_size(const struct ktau_table *t,
 	return max(n, t->maxrec + 1);
 }
 
-static unsigned int ktau_hash(u64 key, unsigned int bits)
+static unsigned int ktau_hash(u32 key, unsigned int bits)
 {
-	return bits ? (key * GOLDEN_RATIO_64) >> (64 - bits) : 0;
+	return bits ? hash_32(key, bits) : 0;
+}
+
+/*
+ * Whether @e is the record of @key: a record whose count carried has its
+ * key with KTAU_REC_CARRIED; the records of user contexts, whose keys
+ * only hash their values, are also told apart by their values (@value).
+ */
+static bool ktau_rec_is(const struct ktau_entry *e, u32 key, u64 value)
+{
+	if (!ktau_key_is_meta(key))
+		return (e->key & ~KTAU_REC_CARRIED) == key;
+	return e->key == key &&
+	       (KTAU_REC_PARENT(key) != KTAU_REC_CTX || e->incl == value);
 }
 
 /*
  * The index slot of @key: where its record id is, or the empty slot
  * where it goes.  The index always has an empty slot.
  */
-static unsigned int ktau_table_slot(const struct ktau_table *t, u64 key)
+static unsigned int ktau_table_slot(const struct ktau_table *t, u32 key,
+				    u64 value)
 {
 	const u16 *index = ktau_table_index(t);
 	unsigned int mask = (1U << t->index_bits) - 1;
@@ -222,27 +240,31 @@ static unsigned int ktau_table_slot(const struct ktau_table *t, u64 key)
 	for (;; i = (i + 1) & mask) {
 		unsigned int id = index[i];
 
-		if (!id || t->rec[id - 1].key == key)
+		if (!id || ktau_rec_is(&t->rec[id - 1], key, value))
 			return i;
 	}
 }
 
-/* The record of @key, or NULL. */
-struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u64 key)
+/*
+ * The record of @key (not a user context's), or NULL; its key may have
+ * KTAU_REC_CARRIED.
+ */
+struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u32 key)
 {
-	unsigned int id = ktau_table_index(t)[ktau_table_slot(t, key)];
+	unsigned int id = ktau_table_index(t)[ktau_table_slot(t, key, 0)];
 
 	return id ? (struct ktau_entry *)&t->rec[id - 1] : NULL;
 }
 
 /*
- * The record of @key, added (zeroed) if new; NULL when the table is
- * full.  Only the table's writer calls this.  A reader that sees the
- * new count sees the new record's key.
+ * The record of @key, added (zeroed, @value in its incl) if new; NULL
+ * when the table is full.  Only the table's writer calls this.  A reader
+ * that sees the new count sees the new record's key and value.
  */
-struct ktau_entry *ktau_table_add(struct ktau_table *t, u64 key)
+static struct ktau_entry *ktau_table_add_value(struct ktau_table *t, u32 key,
+					       u64 value)
 {
-	unsigned int slot = ktau_table_slot(t, key);
+	unsigned int slot = ktau_table_slot(t, key, value);
 	u16 *index = ktau_table_index(t);
 	struct ktau_entry *e;
 
@@ -252,10 +274,33 @@ struct ktau_entry *ktau_table_add(struct ktau_table *t, u64 key)
 		return NULL;
 	e = &t->rec[t->nrec];
 	WRITE_ONCE(e->key, key);
+	WRITE_ONCE(e->incl, value);
 	index[slot] = t->nrec + 1;
 	/* Pairs with smp_load_acquire() of nrec by readers. */
 	smp_store_release(&t->nrec, t->nrec + 1);
 	return e;
+}
+
+/* The record of @key (not a user context's), added if new; NULL if full. */
+struct ktau_entry *ktau_table_add(struct ktau_table *t, u32 key)
+{
+	return ktau_table_add_value(t, key, 0);
+}
+
+/*
+ * The record of user context @value (not 0), added if new and @add;
+ * NULL if there is none (full).  Its caller field says what it is, its
+ * incl holds the value.
+ */
+struct ktau_entry *ktau_table_ctx(struct ktau_table *t, u32 value, bool add)
+{
+	u32 key = ktau_ctx_rec_key(value);
+	unsigned int id;
+
+	if (add)
+		return ktau_table_add_value(t, key, value);
+	id = ktau_table_index(t)[ktau_table_slot(t, key, value)];
+	return id ? &t->rec[id - 1] : NULL;
 }
 
 /*
@@ -269,7 +314,8 @@ void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src)
 
 	memcpy(dst->rec, src->rec, n * sizeof(src->rec[0]));
 	for (i = 0; i < n; i++)
-		index[ktau_table_slot(dst, src->rec[i].key)] = i + 1;
+		index[ktau_table_slot(dst, ktau_rec_key(&src->rec[i]),
+				      src->rec[i].incl)] = i + 1;
 	memcpy(dst->hint, src->hint, sizeof(dst->hint));
 	memcpy(dst->bytes_hint, src->bytes_hint, sizeof(dst->bytes_hint));
 	memcpy(dst->sched_hint, src->sched_hint, sizeof(dst->sched_hint));
@@ -279,86 +325,140 @@ void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src)
 }
 
 /*
- * ktau_table_add() for tables only their owner sees or that a lock
- * protects from readers (process totals, /proc views): grows the table
- * at *@tp (allocating it if NULL) as @a says.  May sleep if @a->gfp
- * allows.
+ * Make room in the table at *@tp (allocating it if NULL), which only its
+ * owner sees or which a lock protects from readers (process totals, /proc
+ * views), as @a says: false when it is at its limit or out of memory.
+ * May sleep if @a->gfp allows.
  */
-struct ktau_entry *ktau_table_get(struct ktau_table **tp, u64 key,
-				  const struct ktau_alloc *a)
+static bool ktau_table_grow(struct ktau_table **tp, const struct ktau_alloc *a)
 {
 	struct ktau_table *t = *tp, *bigger;
-	struct ktau_entry *e;
-	unsigned int n;
+	unsigned int n = ktau_table_next_size(t, a->limit);
 
-	if (t) {
-		e = ktau_table_add(t, key);
-		if (e)
-			return e;
-	}
-	n = ktau_table_next_size(t, a->limit);
 	if (!n)
-		return NULL;
+		return false;
 	bigger = ktau_table_alloc(n, a->gfp, a->charged);
 	if (!bigger)
-		return NULL;
+		return false;
 	if (t) {
 		ktau_table_copy(bigger, t);
 		ktau_table_free(t);
 	}
 	*tp = bigger;
-	return ktau_table_add(bigger, key);
+	return true;
+}
+
+/* ktau_table_add() for such tables, growing them. */
+struct ktau_entry *ktau_table_get(struct ktau_table **tp, u32 key,
+				  const struct ktau_alloc *a)
+{
+	struct ktau_entry *e = *tp ? ktau_table_add(*tp, key) : NULL;
+
+	if (e || !ktau_table_grow(tp, a))
+		return e;
+	return ktau_table_add(*tp, key);
+}
+
+/* ktau_table_ctx() for such tables, growing them. */
+static struct ktau_entry *ktau_table_get_ctx(struct ktau_table **tp, u32 value,
+					     const struct ktau_alloc *a)
+{
+	struct ktau_entry *e = *tp ? ktau_table_ctx(*tp, value, true) : NULL;
+
+	if (e || !ktau_table_grow(tp, a))
+		return e;
+	return ktau_table_ctx(*tp, value, true);
+}
+
+/*
+ * Add @calls to the count of record @id of such a table, carrying into
+ * its carry record; returns the calls that found no room.
+ */
+static u64 ktau_calls_add(struct ktau_table **tp, unsigned int id, u64 calls,
+			  const struct ktau_alloc *a)
+{
+	const u64 low = (1ULL << KTAU_CALLS_CARRY_LOG) - 1;
+	struct ktau_entry *e = &(*tp)->rec[id - 1];
+	u64 lo = (e->calls >> KTAU_CALLS_SHIFT) + (calls & low);
+	u64 hi = (calls >> KTAU_CALLS_CARRY_LOG) + (lo >> KTAU_CALLS_CARRY_LOG);
+
+	WRITE_ONCE(e->calls, (lo & low) << KTAU_CALLS_SHIFT);
+	if (!hi)
+		return 0;
+	e = ktau_table_get(tp, ktau_carry_key(id), a);
+	if (!e)
+		return hi << KTAU_CALLS_CARRY_LOG;
+	WRITE_ONCE(e->calls, e->calls + (u32)hi);
+	return 0;
 }
 
 /*
  * Add the @n records @src[] (ids 1..@n of some table, in order, so a
  * caller's id is below its callees') to the table at *@dst, keeping
  * their callpaths: each record's caller id becomes the id its caller got
- * in *@dst, which @map[] (@n entries) keeps.  Returns the calls that
- * found no room.  Sleeps: the destination grows as @a says.
+ * in *@dst, which @map[] (@n entries) keeps, and a user context's record
+ * is the one of its value there.  Returns the calls that found no room.
+ * Sleeps: the destination grows as @a says.
  */
 u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
 	      unsigned int n, u16 *map, const struct ktau_alloc *a)
 {
-	unsigned int i, parent;
+	unsigned int i, parent, id;
 	struct ktau_entry *e;
-	u64 lost = 0, key;
+	u64 lost = 0;
+	u32 key;
 
 	for (i = 0; i < n; i++) {
 		const struct ktau_entry *s = &src[i];
 
 		map[i] = 0;
-		key = s->key;
-		parent = KTAU_KEY_PARENT(key);
+		key = ktau_rec_key(s);
+		parent = KTAU_REC_PARENT(key);
 		if (!(i % 64))
 			cond_resched();
 		if (!key)
 			continue;
-		if (ktau_key_is_event(key)) {
-			e = ktau_table_get(dst, key, a);
-			if (!e)
-				lost += s->calls;
-			else if (parent == KTAU_EVENT_RANGE)
-				ktau_range_add(e, s->calls, s->incl, s->excl);
+		if (parent == KTAU_REC_CTX) {
+			e = ktau_table_get_ctx(dst, s->incl, a);
+			if (e)
+				map[i] = ktau_record_id(*dst, e);
+			continue;
+		}
+		if (parent == KTAU_REC_CARRY) {
+			id = key & 0xffff;
+			if (id && id <= i && map[id - 1])
+				lost += ktau_calls_add(dst, map[id - 1],
+						       ktau_rec_calls(s), a);
 			else
-				ktau_sum_add(e, s->calls, s->incl, s->excl);
+				lost += ktau_rec_calls(s);
 			continue;
 		}
 		if (parent) {
 			if (parent > i || !map[parent - 1]) {
-				lost += s->calls;
+				lost += ktau_rec_calls(s);
 				continue;
 			}
-			key = KTAU_KEY(KTAU_KEY_CTX(key), map[parent - 1],
-				       KTAU_KEY_FID(key));
+			key = KTAU_REC_KEY(map[parent - 1], key & 0xffff);
 		}
 		e = ktau_table_get(dst, key, a);
 		if (!e) {
-			lost += s->calls;
+			lost += ktau_rec_calls(s);
 			continue;
 		}
-		map[i] = ktau_record_id(*dst, e);
-		ktau_entry_add(e, s->calls, s->incl, s->excl);
+		id = ktau_record_id(*dst, e);
+		map[i] = id;
+		if ((key & KTAU_REC_SUM) == KTAU_REC_RANGE) {
+			if (s->calls)
+				ktau_range_add(e, s->incl, s->excl);
+			continue;
+		}
+		if ((key & KTAU_REC_SUM) == KTAU_REC_SUM) {
+			ktau_sum_add(e, s->incl, s->excl);
+		} else {
+			WRITE_ONCE(e->incl, e->incl + s->incl);
+			WRITE_ONCE(e->excl, e->excl + s->excl);
+		}
+		lost += ktau_calls_add(dst, id, ktau_rec_calls(s), a);
 	}
 	return lost;
 }
@@ -379,7 +479,8 @@ void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
 
 void __init ktau_memory_init(void)
 {
-	BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX >= KTAU_EVENT_RANGE);
+	BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX >= KTAU_REC_NO_CTX);
+	BUILD_BUG_ON(sizeof(struct ktau_entry) != 24);
 	ktau_table_cache = kmem_cache_create("ktau_table",
 					     ktau_table_size(KTAU_TABLE_MIN_RECORDS),
 					     0, SLAB_PANIC | SLAB_ACCOUNT, NULL);

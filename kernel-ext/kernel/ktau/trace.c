@@ -256,10 +256,19 @@ long ktau_trace_syscall_open_slow(const struct pt_regs *regs, long nr)
 {
 	struct ktau_task *kt = ktau_current();
 	u64 tsc = kt->stack[0].start;
+	u32 value;
 
-	if (kt->ctx_word)
-		ktau_trace_put_slow(kt, tsc, KTAU_TRACE_CONTEXT,
-				    KTAU_KEY_CTX(kt->root_key));
+	if (kt->ctx_word) {
+		/* the value the entry found, through its record */
+		value = ktau_root_ctx_value(rcu_dereference_raw(kt->table),
+					    kt->stack[0].key);
+		if (KTAU_REC_PARENT(kt->stack[0].key) == KTAU_REC_CTX_PENDING)
+			value = kt->ctx_pending;
+		/* none: the value 0, or no room for its record */
+		else if (!value)
+			value = ktau_read_ctx(current, kt->ctx_word);
+		ktau_trace_put_slow(kt, tsc, KTAU_TRACE_CONTEXT, value);
+	}
 	ktau_trace_put_slow(kt, tsc, KTAU_TRACE_ENTRY, nr);
 	return nr;
 }

@@ -118,7 +118,7 @@ static __always_inline void ktau_trace_root_open(struct task_struct *tsk)
 {
 	if (static_branch_unlikely(&ktau_trace_key))
 		ktau_trace_event(tsk, KTAU_TRACE_ENTRY,
-				 ktau_key_fid(tsk->ktau.root_key),
+				 ktau_key_fid(tsk->ktau.stack[0].key),
 				 tsk->ktau.stack[0].start);
 }
 
@@ -147,7 +147,7 @@ static __always_inline void ktau_trace_root_close(struct task_struct *tsk,
 {
 	if (static_branch_unlikely(&ktau_trace_key))
 		ktau_trace_event(tsk, KTAU_TRACE_EXIT,
-				 ktau_key_fid(tsk->ktau.root_key), now);
+				 ktau_key_fid(tsk->ktau.stack[0].key), now);
 }
 
 #endif /* _KERNEL_KTAU_TRACE_H */

@@ -100,10 +100,61 @@ static int ktau_view_reserve(struct ktau_view *v, unsigned int n)
 }
 
 /*
- * Copy @task's live table after the view's records (not counted in
- * @nr_rec yet); returns the records copied or -ENOMEM.  The writer stores
- * inclusive before exclusive time: loading them in the opposite order
- * keeps exclusive <= inclusive.
+ * A table's records @src[0 .. @n) as views keep them, in @dst[], with
+ * the same ids: a user context's record gives its value to the outermost
+ * records and events under it, a carry record its calls to the count it
+ * carries for, and both then have key 0; the events of the bytes of
+ * read() and write(), keyed by the calls' ids, get their own.
+ */
+void ktau_view_widen(const struct ktau_entry *src, unsigned int n,
+		     struct ktau_view_entry *dst)
+{
+	unsigned int i, parent, fid;
+	u32 key, ctx;
+
+	for (i = 0; i < n; i++) {
+		const struct ktau_entry *s = &src[i];
+		struct ktau_view_entry *d = &dst[i];
+
+		key = ktau_rec_key(s);
+		parent = KTAU_REC_PARENT(key);
+		d->key = 0;
+		d->calls = 0;
+		d->incl = s->incl;
+		d->excl = s->excl;
+		if (!key || parent == KTAU_REC_CTX)
+			continue;
+		if (parent == KTAU_REC_CARRY) {
+			parent = key & 0xffff;
+			if (parent && parent <= i)
+				dst[parent - 1].calls += ktau_rec_calls(s);
+			continue;
+		}
+		d->calls = ktau_rec_calls(s);
+		ctx = 0;
+		if (parent && parent <= i &&
+		    KTAU_REC_PARENT(src[parent - 1].key) == KTAU_REC_CTX) {
+			ctx = src[parent - 1].incl;
+			parent = KTAU_NO_PARENT;
+		}
+		fid = KTAU_REC_FID(key);
+		if (ktau_key_is_event(key)) {
+			if (fid == __NR_read || fid == __NR_write)
+				fid += KTAU_FID_STATIC(KTAU_SP_READ_BYTES) -
+				       __NR_read;
+			parent = ktau_key_is_range(key) ? KTAU_EVENT_RANGE :
+							  KTAU_EVENT_SUM;
+		}
+		d->key = KTAU_KEY(ctx, parent, fid);
+		if (i % 64 == 63)
+			cond_resched();
+	}
+}
+
+/*
+ * Copy @task's live table into v->copy; returns the records copied or
+ * -ENOMEM.  The writer stores inclusive before exclusive time: loading
+ * them in the opposite order keeps exclusive <= inclusive.
  */
 static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			  u64 *dropped)
@@ -117,54 +168,60 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 		t = rcu_dereference(task->ktau.table);
 		/* the count before the records it covers */
 		n = t ? smp_load_acquire(&t->nrec) : 0;
-		if (n <= v->max_rec - v->nr_rec) {
-			dst = v->rec + v->nr_rec;
+		if (n <= v->max_copy) {
+			dst = v->copy;
 			for (i = 0; i < n; i++, dst++) {
-				dst->key = READ_ONCE(t->rec[i].key);
+				/* count and key: one word, one carry */
+				dst->calls_key = READ_ONCE(t->rec[i].calls_key);
 				dst->excl = READ_ONCE(t->rec[i].excl);
 				/* excl before incl: ktau_entry_add()'s order */
 				smp_rmb();
 				dst->incl = READ_ONCE(t->rec[i].incl);
-				dst->calls = READ_ONCE(t->rec[i].calls);
 			}
 			*dropped += t ? READ_ONCE(*ktau_table_dropped(t)) : 0;
 			rcu_read_unlock();
 			return n;
 		}
 		rcu_read_unlock();
-		if (ktau_view_reserve(v, n))
+		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n, 0,
+				    sizeof(*v->copy)))
 			return -ENOMEM;
 	}
 }
 
 /*
- * Give @blk the @n records copied after the view's, dropping those
- * ktau_fold() would: a callpath whose caller is not a callpath before
- * it.  Their calls count as dropped.
+ * Give @blk the @n records of a table, @src[], after the view's,
+ * dropping those ktau_fold() would: a callpath whose caller is not a
+ * callpath before it.  Their calls count as dropped.
  */
-static void ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
-			    unsigned int n)
+static int ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
+			   const struct ktau_entry *src, unsigned int n)
 {
-	struct ktau_entry *rec = v->rec + v->nr_rec;
+	struct ktau_view_entry *rec;
 	unsigned int i, parent;
 	u64 key;
 
+	if (ktau_view_reserve(v, n))
+		return -ENOMEM;
+	rec = v->rec + v->nr_rec;
+	ktau_view_widen(src, n, rec);
 	blk->rec = v->nr_rec;
 	blk->nrec = n;
 	v->nr_rec += n;
 	for (i = 0; i < n; i++) {
 		key = rec[i].key;
 		parent = KTAU_KEY_PARENT(key);
-		if (!key || !parent || ktau_key_is_event(key))
+		if (!key || !parent || ktau_view_key_is_event(key))
 			continue;
 		if (parent > i || !rec[parent - 1].key ||
-		    ktau_key_is_event(rec[parent - 1].key)) {
+		    ktau_view_key_is_event(rec[parent - 1].key)) {
 			blk->dropped += rec[i].calls;
 			rec[i].key = 0;
 		}
 		if (i % 64 == 63)
 			cond_resched();
 	}
+	return 0;
 }
 
 /* Fold @n records of some table (ids 1..@n in order) into v->merged. */
@@ -187,7 +244,7 @@ static int ktau_block_take_merged(struct ktau_view *v, struct ktau_block *blk)
 		return 0;
 	if (ktau_view_reserve(v, t->nrec))
 		return -ENOMEM;
-	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
+	ktau_view_widen(t->rec, t->nrec, v->rec + v->nr_rec);
 	blk->rec = v->nr_rec;
 	blk->nrec = t->nrec;
 	v->nr_rec += t->nrec;
@@ -207,7 +264,6 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 	unsigned int i, depth;
 
 	c->state = READ_ONCE(kt->state);
-	c->root_key = READ_ONCE(kt->root_key);
 	/* the depth before the frames it covers */
 	smp_rmb();
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
@@ -216,10 +272,11 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 		c->frame[i].child = READ_ONCE(kt->stack[i].child);
 		c->frame[i].key = READ_ONCE(kt->stack[i].key);
 	}
+	c->ctx_pending = READ_ONCE(kt->ctx_pending);
 	/* the frames before the second read that validates them */
 	smp_rmb();
 	if (READ_ONCE(kt->state) != c->state ||
-	    READ_ONCE(kt->root_key) != c->root_key)
+	    READ_ONCE(kt->ctx_pending) != c->ctx_pending)
 		return false;
 	for (i = 0; i < depth; i++) {
 		if (READ_ONCE(kt->stack[i].start) != c->frame[i].start ||
@@ -238,7 +295,7 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 	struct ktau_stack_copy *c = &v->stack;
 	unsigned int i, depth, tries;
 	u64 now, *incl = c->incl;
-	u32 gen;
+	u32 gen, ctx = 0;
 
 	if (test_bit(KTAU_TASK_DEAD, &kt->flags) || is_idle_task(task))
 		return 0;
@@ -252,9 +309,23 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 	now = ktau_arch_now();
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
 	gen = c->state >> 32;
+	/*
+	 * the outermost frame's user context: the value its start kept for a
+	 * slow path to find, or through its record
+	 */
+	if (depth && KTAU_REC_PARENT(c->frame[0].key) == KTAU_REC_CTX_PENDING) {
+		ctx = c->ctx_pending;
+	} else if (depth && KTAU_REC_PARENT(c->frame[0].key)) {
+		rcu_read_lock();
+		ctx = ktau_root_ctx_value(rcu_dereference(kt->table),
+					  c->frame[0].key);
+		rcu_read_unlock();
+		if (!ctx)
+			depth = 0;
+	}
 	for (i = 0; i < depth; i++) {
-		u64 key = i ? c->frame[i].key : c->root_key;
-		int group = ktau_fid_group(KTAU_KEY_FID(key));
+		u32 key = c->frame[i].key;
+		int group = ktau_fid_group(KTAU_REC_FID(key));
 
 		if (group < 0 || !(u16)key ||
 		    ktau_gen_after(READ_ONCE(ktau_group_gen[group]), gen))
@@ -270,10 +341,10 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 		unsigned int j;
 
 		o->tid = tid;
-		o->ctx = KTAU_KEY_CTX(c->root_key);
+		o->ctx = ctx;
 		o->depth = i + 1;
 		for (j = 0; j <= i; j++)
-			o->fid[j] = KTAU_KEY_FID(j ? c->frame[j].key : c->root_key);
+			o->fid[j] = KTAU_REC_FID(c->frame[j].key);
 		o->incl = incl[i];
 		o->excl = ktau_excl(incl[i], c->frame[i].child +
 				    (i + 1 < depth ? incl[i + 1] : 0));
@@ -290,7 +361,7 @@ static int ktau_block_add_task(struct ktau_view *v, struct ktau_block *blk,
 
 	if (n < 0)
 		return n;
-	if (n && ktau_view_fold(v, blk, v->rec + v->nr_rec, n))
+	if (n && ktau_view_fold(v, blk, v->copy, n))
 		return -ENOMEM;
 	return ktau_block_open_frames(v, blk, task, tid);
 }
@@ -309,7 +380,8 @@ static int ktau_view_add_thread(struct ktau_view *v, struct task_struct *task,
 	n = ktau_copy_live(v, task, &blk->dropped);
 	if (n < 0)
 		return n;
-	ktau_block_take(v, blk, n);
+	if (ktau_block_take(v, blk, v->copy, n))
+		return -ENOMEM;
 	return ktau_block_open_frames(v, blk, task, tid);
 }
 
@@ -341,11 +413,7 @@ static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 	}
 	if (!t || !t->nrec)
 		return 0;
-	if (ktau_view_reserve(v, t->nrec))
-		return -ENOMEM;
-	memcpy(v->rec + v->nr_rec, t->rec, t->nrec * sizeof(*t->rec));
-	ktau_block_take(v, blk, t->nrec);
-	return 0;
+	return ktau_block_take(v, blk, t->rec, t->nrec);
 }
 
 /* References to the threads of @leader's process, live or not. */
@@ -516,7 +584,7 @@ static int ktau_index_reset(struct ktau_index *ix, unsigned int n)
  * the empty slot where it goes.  The index always has an empty slot.
  */
 static unsigned int ktau_index_find(const struct ktau_index *ix,
-				    const struct ktau_entry *rec, u64 key)
+				    const struct ktau_view_entry *rec, u64 key)
 {
 	unsigned int mask = (1U << ix->bits) - 1;
 	unsigned int i = hash_64(key, ix->bits);
@@ -529,11 +597,11 @@ static unsigned int ktau_index_find(const struct ktau_index *ix,
 	}
 }
 
-const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
-					  const struct ktau_block *blk,
-					  u64 key)
+const struct ktau_view_entry *ktau_view_lookup(const struct ktau_view *v,
+					       const struct ktau_block *blk,
+					       u64 key)
 {
-	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	const struct ktau_view_entry *rec = ktau_block_recs(v, blk);
 	unsigned int i, id;
 
 	if (blk->nrec <= KTAU_VIEW_SEARCH) {
@@ -548,11 +616,11 @@ const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
 }
 
 /* The flat profile's entry of @key, added (zeroed) if new. */
-static struct ktau_entry *ktau_flat_get(struct ktau_view *v, u64 key,
-					bool search)
+static struct ktau_view_entry *ktau_flat_get(struct ktau_view *v, u64 key,
+					     bool search)
 {
 	unsigned int i, slot = 0;
-	struct ktau_entry *e;
+	struct ktau_view_entry *e;
 
 	if (search) {
 		for (i = 0; i < v->nr_flat; i++) {
@@ -574,7 +642,7 @@ static struct ktau_entry *ktau_flat_get(struct ktau_view *v, u64 key,
 	return e;
 }
 
-unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
+unsigned int ktau_view_path(const struct ktau_view_entry *rec, unsigned int nrec,
 			    unsigned int id, u16 fid[KTAU_MAX_DEPTH], u32 *ctx)
 {
 	u16 rev[KTAU_MAX_DEPTH];
@@ -598,10 +666,10 @@ unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
  */
 static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
 {
-	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	const struct ktau_view_entry *rec = ktau_block_recs(v, blk);
 	bool outermost, search = blk->nrec <= KTAU_VIEW_SEARCH;
 	unsigned int i, depth, fid, id;
-	struct ktau_entry *e;
+	struct ktau_view_entry *e;
 	u64 key;
 
 	v->nr_flat = 0;
@@ -612,9 +680,9 @@ static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
 	if (!search && ktau_index_reset(&v->flat_index, blk->nrec))
 		return -ENOMEM;
 	for (i = 0; i < blk->nrec; i++) {
-		const struct ktau_entry *r = &rec[i];
+		const struct ktau_view_entry *r = &rec[i];
 
-		if (ktau_key_is_event(r->key)) {
+		if (ktau_view_key_is_event(r->key)) {
 			v->nr_event++;
 			continue;
 		}
@@ -656,12 +724,12 @@ static bool ktau_block_has_path(const struct ktau_view *v,
 				const struct ktau_block *blk, u32 ctx,
 				const u16 *fid, unsigned int depth)
 {
-	const struct ktau_entry *rec = ktau_block_recs(v, blk), *e = NULL;
+	const struct ktau_view_entry *rec = ktau_block_recs(v, blk), *e = NULL;
 	unsigned int i;
 
 	for (i = 0; i < depth; i++) {
 		e = ktau_view_lookup(v, blk,
-				     i ? ktau_child_key(e - rec + 1, fid[i]) :
+				     i ? ktau_view_child_key(e - rec + 1, fid[i]) :
 					 KTAU_KEY(ctx, KTAU_NO_PARENT, fid[0]));
 		if (!e)
 			return false;
@@ -705,7 +773,7 @@ static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
 int ktau_view_ready(struct ktau_view *v, unsigned int b)
 {
 	struct ktau_block *blk = &v->block[b];
-	const struct ktau_entry *rec = ktau_block_recs(v, blk);
+	const struct ktau_view_entry *rec = ktau_block_recs(v, blk);
 	unsigned int i;
 
 	if (blk->nrec > KTAU_VIEW_SEARCH) {
@@ -740,6 +808,7 @@ void ktau_view_free(struct ktau_view *v)
 	ktau_view_reset(v);
 	kvfree(v->block);
 	kvfree(v->rec);
+	kvfree(v->copy);
 	kvfree(v->open);
 	kvfree(v->map);
 	kvfree(v->index.slot);

@@ -11,6 +11,45 @@
 
 #include "internal.h"
 
+/*
+ * Views keep records as profiles print them, told apart from the tables'
+ * own (struct ktau_entry): a 64-bit key packs (user context, the record
+ * id of its caller's path, its function id + 1), so that the outermost
+ * records carry their user context and the others inherit it through
+ * their caller; an atomic event's two records have caller ids no record
+ * can have and the user context.  Call counts are whole.  Key 0 is never
+ * a record's (user contexts and carries become key 0, calls 0).
+ */
+#define KTAU_KEY(ctx, parent, fid) \
+	(KTAU_CTX_KEY(ctx) | ((u64)(parent) << 16) | ((u64)(fid) + 1))
+#define KTAU_CTX_KEY(ctx)	((u64)(ctx) << 32)
+#define KTAU_KEY_CTX(key)	((u32)((key) >> 32))
+#define KTAU_KEY_PARENT(key)	((u32)(((key) >> 16) & 0xffff))
+#define KTAU_KEY_FID(key)	((u32)((key) & 0xffff) - 1)
+#define KTAU_EVENT_RANGE	0xfffe
+#define KTAU_EVENT_SUM		0xffff
+
+struct ktau_view_entry {
+	u64 key;
+	u64 calls;
+	u64 incl;
+	u64 excl;
+};
+
+static inline bool ktau_view_key_is_event(u64 key)
+{
+	return KTAU_KEY_PARENT(key) >= KTAU_EVENT_RANGE;
+}
+
+/* The key of a record whose caller is record @parent_id. */
+static inline u64 ktau_view_child_key(unsigned int parent_id, unsigned int fid)
+{
+	return KTAU_KEY(0, parent_id, fid);
+}
+
+void ktau_view_widen(const struct ktau_entry *src, unsigned int n,
+		     struct ktau_view_entry *dst);
+
 enum ktau_block_kind {
 	KTAU_BLOCK_THREAD,
 	KTAU_BLOCK_PROCESS,
@@ -58,7 +97,7 @@ struct ktau_block {
  */
 struct ktau_stack_copy {
 	u64 state;
-	u64 root_key;
+	u32 ctx_pending;
 	struct ktau_frame frame[KTAU_MAX_DEPTH];
 	u64 incl[KTAU_MAX_DEPTH];
 };
@@ -74,9 +113,11 @@ struct ktau_view {
 	struct ktau_block *block;
 	unsigned int nr_blocks;
 	unsigned int max_blocks;
-	struct ktau_entry *rec;		/* the blocks' records */
+	struct ktau_view_entry *rec;	/* the blocks' records */
 	unsigned int nr_rec;
 	unsigned int max_rec;
+	struct ktau_entry *copy;	/* a live table's, as copied */
+	unsigned int max_copy;
 	struct ktau_open_frame *open;	/* the blocks' open frames */
 	unsigned int nr_open;
 	unsigned int max_open;
@@ -89,7 +130,7 @@ struct ktau_view {
 	 * records: they are searched), flat profile and event records.
 	 */
 	struct ktau_index index;
-	struct ktau_entry *flat;	/* per (ctx, fid) sums of its paths */
+	struct ktau_view_entry *flat;	/* per (ctx, fid) sums of its paths */
 	unsigned int nr_flat;
 	unsigned int max_flat;
 	struct ktau_index flat_index;
@@ -105,22 +146,22 @@ void ktau_view_reset(struct ktau_view *v);
 void ktau_view_free(struct ktau_view *v);
 
 /* The records of block @blk of @v. */
-static inline struct ktau_entry *ktau_block_recs(const struct ktau_view *v,
-						 const struct ktau_block *blk)
+static inline struct ktau_view_entry *
+ktau_block_recs(const struct ktau_view *v, const struct ktau_block *blk)
 {
 	return v->rec + blk->rec;
 }
 
 /* The record of @key among @blk's, once ktau_view_ready() readied it. */
-const struct ktau_entry *ktau_view_lookup(const struct ktau_view *v,
-					  const struct ktau_block *blk,
-					  u64 key);
+const struct ktau_view_entry *ktau_view_lookup(const struct ktau_view *v,
+					       const struct ktau_block *blk,
+					       u64 key);
 
 /*
  * The callpath of record @id of the @nrec records @rec, outermost first;
  * returns its depth.
  */
-unsigned int ktau_view_path(const struct ktau_entry *rec, unsigned int nrec,
+unsigned int ktau_view_path(const struct ktau_view_entry *rec, unsigned int nrec,
 			    unsigned int id, u16 fid[KTAU_MAX_DEPTH], u32 *ctx);
 
 #endif /* _KERNEL_KTAU_VIEW_H */

@@ -35,26 +35,58 @@ static __always_inline struct task_struct *ktau_arch_current(void)
 }
 
 /*
- * A registered user context word, read inline into the upper half of a
- * record key whose upper half is 0; a word that is not mapped leaves it
- * 0 through the exception table.  The caller has page faults disabled
- * (interrupts may be off).  The address passed access_ok() when it was
- * registered and is the kernel's copy, not an index a user can steer
- * speculatively.  asm goto without outputs: GCC versions whose asm goto
- * outputs the kernel does not trust still get one load and one store.
+ * The value of a registered user context word; a word that is not
+ * mapped reads as 0 through the exception table.  The caller has page
+ * faults disabled (interrupts may be off).  The address passed
+ * access_ok() when it was registered and is the kernel's copy, not an
+ * index a user can steer speculatively.  An output register, not asm
+ * goto: GCC versions whose asm goto outputs the kernel does not trust
+ * still get one load, into the register the caller compares.
  */
-static __always_inline void ktau_arch_read_ctx(u64 *key, const u32 __user *word)
+static __always_inline u32 ktau_arch_ctx_value(const u32 __user *word)
 {
+	u32 value;
+
 	__uaccess_begin();
-	asm goto("1:	movl (%[word]), %%eax\n"
-		 "	movl %%eax, %[ctx]\n"
-		 _ASM_EXTABLE_UA(1b, %l[fault])
-		 : : [word] "r" (word), [ctx] "m" (((u32 *)key)[1])
-		 : "eax", "memory" : fault);
+	asm volatile("1:	movl (%[word]), %[value]\n"
+		     "2:\n"
+		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_ZERO_REG, %[value])
+		     : [value] "=r" (value) : [word] "r" (word));
 	__uaccess_end();
-	return;
-fault:
-	__uaccess_end();
+	return value;
+}
+
+/*
+ * Store in *@key, which holds @low, the key @low of a new outermost frame
+ * (caller field 0) with the caller field of user context @value: @cache
+ * holds two (value, caller field) pairs, the first tried first; neither:
+ * the value goes to *@pending and the field is @mark.  Four instructions
+ * for the first pair, seven for the second: with its own jumps, not the
+ * moves and jumps the compiler lays out around a choice of three.  *@key
+ * is an input too, so that the caller's store of @low, which every
+ * path needs, stays before the choice and this ends where the paths
+ * meet.
+ */
+static __always_inline void ktau_arch_ctx_key(u32 *key, u32 low, u32 value,
+					      const u32 *cache, u32 *pending,
+					      u32 mark)
+{
+	asm("cmpl %[v0], %[value]\n\t"
+	    "je 1f\n\t"
+	    "cmpl %[v1], %[value]\n\t"
+	    "je 2f\n\t"
+	    "movl %[value], %[pending]\n\t"
+	    "orl %[mark], %[low]\n\t"
+	    "jmp 3f\n"
+	    "2:	orl %[p1], %[low]\n\t"
+	    "jmp 3f\n"
+	    "1:	orl %[p0], %[low]\n"
+	    "3:	movl %[low], %[key]"
+	    : [key] "+m" (*key), [pending] "+m" (*pending), [low] "+r" (low)
+	    : [value] "r" (value), [mark] "i" (mark),
+	      [v0] "m" (cache[0]), [p0] "m" (cache[1]),
+	      [v1] "m" (cache[2]), [p1] "m" (cache[3])
+	    : "cc");
 }
 
 /*
