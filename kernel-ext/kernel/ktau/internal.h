@@ -68,22 +68,24 @@ static inline bool ktau_key_is_range(u32 key)
 	return (key & KTAU_REC_SUM) == KTAU_REC_RANGE && !ktau_key_is_meta(key);
 }
 
-/* @e's key, without the carry bit of its count. */
-static inline u32 ktau_rec_key(const struct ktau_entry *e)
+/*
+ * The key in a record's count-and-key word @calls_key, without the carry
+ * bit of its count.
+ */
+static inline u32 ktau_word_key(u64 calls_key)
 {
-	u32 key = READ_ONCE(e->key);
+	u32 key = calls_key >> 32;
 
 	return ktau_key_is_meta(key) ? key : key & ~KTAU_REC_CARRIED;
 }
 
 /*
- * @e's calls, with the carry its key holds (not those of its carry
- * record); a carry record's are the calls of its carries, a user
- * context's none.
+ * The calls in a record's count-and-key word @calls_key, with the carry
+ * its key holds (not those of its carry record); a carry record's are
+ * the calls of its carries, a user context's none.
  */
-static inline u64 ktau_rec_calls(const struct ktau_entry *e)
+static inline u64 ktau_word_calls(u64 calls_key)
 {
-	u64 calls_key = READ_ONCE(e->calls_key);
 	u32 key = calls_key >> 32;
 
 	if (KTAU_REC_PARENT(key) == KTAU_REC_CTX)
@@ -92,6 +94,18 @@ static inline u64 ktau_rec_calls(const struct ktau_entry *e)
 		return (u64)(u32)calls_key << KTAU_CALLS_CARRY_LOG;
 	return ((u32)calls_key >> KTAU_CALLS_SHIFT) +
 	       ((u64)(key & KTAU_REC_CARRIED) << KTAU_CALLS_CARRY_LOG);
+}
+
+/* @e's key, without the carry bit of its count. */
+static inline u32 ktau_rec_key(const struct ktau_entry *e)
+{
+	return ktau_word_key(READ_ONCE(e->calls_key));
+}
+
+/* @e's calls (ktau_word_calls()). */
+static inline u64 ktau_rec_calls(const struct ktau_entry *e)
+{
+	return ktau_word_calls(READ_ONCE(e->calls_key));
 }
 
 /* The key of a record whose caller is record @parent_id. */

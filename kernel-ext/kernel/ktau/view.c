@@ -100,41 +100,41 @@ static int ktau_view_reserve(struct ktau_view *v, unsigned int n)
 }
 
 /*
- * A table's records @src[0 .. @n) as views keep them, in @dst[], with
- * the same ids: a user context's record gives its value to the outermost
- * records and events under it, a carry record its calls to the count it
- * carries for, and both then have key 0; the events of the bytes of
- * read() and write(), keyed by the calls' ids, get their own.
+ * Record @i of a table, @src[@i], whose count-and-key word and times are
+ * @calls_key, @incl and @excl, as views keep it, in @dst[@i], with the
+ * same id; @dst[0 .. @i) are the records before it, as views keep them.
+ * A user context's record gives its value to the outermost records and
+ * events under it, a carry record its calls to the count it carries for,
+ * and both then have key 0; the events of the bytes of read() and
+ * write(), keyed by the calls' ids, get their own.  A callpath whose
+ * caller is not a callpath before it gets key 0 too, as ktau_fold()
+ * would drop it: returns the calls so dropped.
  */
-void ktau_view_widen(const struct ktau_entry *src, unsigned int n,
-		     struct ktau_view_entry *dst)
+static __always_inline u64 ktau_widen_rec(const struct ktau_entry *src,
+					  unsigned int i, u64 calls_key,
+					  u64 incl, u64 excl,
+					  struct ktau_view_entry *dst)
 {
-	unsigned int i, parent, fid;
-	u32 key, ctx;
+	u32 key = ktau_word_key(calls_key), ctx = 0;
+	u64 calls = ktau_word_calls(calls_key), wide = 0, dropped = 0;
+	unsigned int parent = KTAU_REC_PARENT(key), fid;
 
-	for (i = 0; i < n; i++) {
-		const struct ktau_entry *s = &src[i];
-		struct ktau_view_entry *d = &dst[i];
-
-		key = ktau_rec_key(s);
-		parent = KTAU_REC_PARENT(key);
-		d->key = 0;
-		d->calls = 0;
-		d->incl = s->incl;
-		d->excl = s->excl;
-		if (!key || parent == KTAU_REC_CTX)
-			continue;
-		if (parent == KTAU_REC_CARRY) {
-			parent = key & 0xffff;
-			if (parent && parent <= i)
-				dst[parent - 1].calls += ktau_rec_calls(s);
-			continue;
-		}
-		d->calls = ktau_rec_calls(s);
-		ctx = 0;
+	if (!key || parent == KTAU_REC_CTX) {
+		calls = 0;
+	} else if (parent == KTAU_REC_CARRY) {
+		parent = key & 0xffff;
+		/* a dropped record's carries are dropped with it */
+		if (!parent || parent > i || !dst[parent - 1].key)
+			dropped = calls;
+		else
+			dst[parent - 1].calls += calls;
+		calls = 0;
+	} else {
+		/* a live table's: a count carrying changes the key's low bit */
 		if (parent && parent <= i &&
-		    KTAU_REC_PARENT(src[parent - 1].key) == KTAU_REC_CTX) {
-			ctx = src[parent - 1].incl;
+		    KTAU_REC_PARENT(READ_ONCE(src[parent - 1].key)) ==
+		    KTAU_REC_CTX) {
+			ctx = READ_ONCE(src[parent - 1].incl);
 			parent = KTAU_NO_PARENT;
 		}
 		fid = KTAU_REC_FID(key);
@@ -144,17 +144,111 @@ void ktau_view_widen(const struct ktau_entry *src, unsigned int n,
 				       __NR_read;
 			parent = ktau_key_is_range(key) ? KTAU_EVENT_RANGE :
 							  KTAU_EVENT_SUM;
+		} else if (parent &&
+			   (parent > i || !dst[parent - 1].key ||
+			    ktau_view_key_is_event(dst[parent - 1].key))) {
+			dropped = calls;
+			calls = 0;
+			goto store;
 		}
-		d->key = KTAU_KEY(ctx, parent, fid);
-		if (i % 64 == 63)
-			cond_resched();
+		wide = KTAU_KEY(ctx, parent, fid);
 	}
+store:
+	/* each field stored once */
+	dst[i].key = wide;
+	dst[i].calls = calls;
+	dst[i].incl = incl;
+	dst[i].excl = excl;
+	return dropped;
 }
 
 /*
- * Copy @task's live table into v->copy; returns the records copied or
- * -ENOMEM.  The writer stores inclusive before exclusive time: loading
- * them in the opposite order keeps exclusive <= inclusive.
+ * A table's records @src[0 .. @n), which only their writer or a lock
+ * keeps from changing, as views keep them (ktau_widen_rec()), in @dst[];
+ * returns the calls of the callpaths it drops.
+ */
+static u64 ktau_view_widen(const struct ktau_entry *src, unsigned int n,
+			   struct ktau_view_entry *dst)
+{
+	unsigned int i;
+	u64 dropped = 0;
+
+	for (i = 0; i < n; i++) {
+		dropped += ktau_widen_rec(src, i, src[i].calls_key,
+					  src[i].incl, src[i].excl, dst);
+		if (i % 64 == 63)
+			cond_resched();
+	}
+	return dropped;
+}
+
+/* Give @blk the @n records widened at the end of the view's. */
+static void ktau_block_took(struct ktau_view *v, struct ktau_block *blk,
+			    unsigned int n)
+{
+	blk->rec = v->nr_rec;
+	blk->nrec = n;
+	v->nr_rec += n;
+}
+
+/* Give @blk the @n records of such a table, @src[], after the view's. */
+static int ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
+			   const struct ktau_entry *src, unsigned int n)
+{
+	if (ktau_view_reserve(v, n))
+		return -ENOMEM;
+	blk->dropped += ktau_view_widen(src, n, v->rec + v->nr_rec);
+	ktau_block_took(v, blk, n);
+	return 0;
+}
+
+/*
+ * Give @blk @task's live table, widened as it is copied: one pass, the
+ * block's records straight from the table.  The writer stores inclusive
+ * before exclusive time: loading them in the opposite order keeps
+ * exclusive <= inclusive.  A record's key and a user context's value
+ * never change once the count that covers them is published.
+ */
+static int ktau_block_take_live(struct ktau_view *v, struct ktau_block *blk,
+				struct task_struct *task)
+{
+	const struct ktau_table *t;
+	struct ktau_view_entry *dst;
+	unsigned int i, n;
+	u64 calls_key, excl;
+
+	for (;;) {
+		rcu_read_lock();
+		t = rcu_dereference(task->ktau.table);
+		/* the count before the records it covers */
+		n = t ? smp_load_acquire(&t->nrec) : 0;
+		if (n <= v->max_rec - v->nr_rec)
+			break;
+		rcu_read_unlock();
+		if (ktau_view_reserve(v, n))
+			return -ENOMEM;
+	}
+	dst = v->rec + v->nr_rec;
+	for (i = 0; i < n; i++) {
+		/* count and key: one word, one carry */
+		calls_key = READ_ONCE(t->rec[i].calls_key);
+		excl = READ_ONCE(t->rec[i].excl);
+		/* excl before incl: ktau_entry_add()'s order */
+		smp_rmb();
+		blk->dropped += ktau_widen_rec(t->rec, i, calls_key,
+					       READ_ONCE(t->rec[i].incl), excl,
+					       dst);
+	}
+	blk->dropped += t ? READ_ONCE(*ktau_table_dropped(t)) : 0;
+	rcu_read_unlock();
+	ktau_block_took(v, blk, n);
+	return 0;
+}
+
+/*
+ * Copy @task's live table into v->copy, as it is, for a fold; returns
+ * the records copied or -ENOMEM.  Loads in ktau_block_take_live()'s
+ * order.
  */
 static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			  u64 *dropped)
@@ -171,7 +265,6 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 		if (n <= v->max_copy) {
 			dst = v->copy;
 			for (i = 0; i < n; i++, dst++) {
-				/* count and key: one word, one carry */
 				dst->calls_key = READ_ONCE(t->rec[i].calls_key);
 				dst->excl = READ_ONCE(t->rec[i].excl);
 				/* excl before incl: ktau_entry_add()'s order */
@@ -187,41 +280,6 @@ static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 				    sizeof(*v->copy)))
 			return -ENOMEM;
 	}
-}
-
-/*
- * Give @blk the @n records of a table, @src[], after the view's,
- * dropping those ktau_fold() would: a callpath whose caller is not a
- * callpath before it.  Their calls count as dropped.
- */
-static int ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
-			   const struct ktau_entry *src, unsigned int n)
-{
-	struct ktau_view_entry *rec;
-	unsigned int i, parent;
-	u64 key;
-
-	if (ktau_view_reserve(v, n))
-		return -ENOMEM;
-	rec = v->rec + v->nr_rec;
-	ktau_view_widen(src, n, rec);
-	blk->rec = v->nr_rec;
-	blk->nrec = n;
-	v->nr_rec += n;
-	for (i = 0; i < n; i++) {
-		key = rec[i].key;
-		parent = KTAU_KEY_PARENT(key);
-		if (!key || !parent || ktau_view_key_is_event(key))
-			continue;
-		if (parent > i || !rec[parent - 1].key ||
-		    ktau_view_key_is_event(rec[parent - 1].key)) {
-			blk->dropped += rec[i].calls;
-			rec[i].key = 0;
-		}
-		if (i % 64 == 63)
-			cond_resched();
-	}
-	return 0;
 }
 
 /* Fold @n records of some table (ids 1..@n in order) into v->merged. */
@@ -242,12 +300,8 @@ static int ktau_block_take_merged(struct ktau_view *v, struct ktau_block *blk)
 
 	if (!t)
 		return 0;
-	if (ktau_view_reserve(v, t->nrec))
+	if (ktau_block_take(v, blk, t->rec, t->nrec))
 		return -ENOMEM;
-	ktau_view_widen(t->rec, t->nrec, v->rec + v->nr_rec);
-	blk->rec = v->nr_rec;
-	blk->nrec = t->nrec;
-	v->nr_rec += t->nrec;
 	v->merged = NULL;
 	ktau_table_free(t);
 	return 0;
@@ -371,16 +425,12 @@ static int ktau_view_add_thread(struct ktau_view *v, struct task_struct *task,
 				pid_t pid, pid_t tid)
 {
 	struct ktau_block *blk = ktau_block_new(v, KTAU_BLOCK_THREAD, pid);
-	int n;
 
 	if (!blk)
 		return -ENOMEM;
 	blk->tid = tid;
 	ktau_block_set_comm(blk, task);
-	n = ktau_copy_live(v, task, &blk->dropped);
-	if (n < 0)
-		return n;
-	if (ktau_block_take(v, blk, v->copy, n))
+	if (ktau_block_take_live(v, blk, task))
 		return -ENOMEM;
 	return ktau_block_open_frames(v, blk, task, tid);
 }

@@ -47,9 +47,6 @@ static inline u64 ktau_view_child_key(unsigned int parent_id, unsigned int fid)
 	return KTAU_KEY(0, parent_id, fid);
 }
 
-void ktau_view_widen(const struct ktau_entry *src, unsigned int n,
-		     struct ktau_view_entry *dst);
-
 enum ktau_block_kind {
 	KTAU_BLOCK_THREAD,
 	KTAU_BLOCK_PROCESS,
