@@ -174,6 +174,56 @@ TEST(userprof_tree_stop_outer_timer_and_errors)
 	ktau__ut_free(&t);
 }
 
+/* A stop that reads the clock itself: the context word holds the parent's
+ * context once it returns, the clock it read is no earlier than one read
+ * before it, and the frames it left are timed to that clock. */
+TEST(userprof_tree_stop_stores_the_context_word)
+{
+	struct ktau_ut_tree t;
+	struct ktau_ut_sample *s;
+	volatile uint32_t word = 77;
+	uint64_t before, now = 0;
+	uint32_t ctx;
+	size_t n;
+
+	ASSERT_EQ(0, ktau__ut_init(&t));
+	ASSERT_EQ(-EINVAL, ktau__ut_stop(&t, MAIN, &word, &now));	/* nothing runs */
+	ASSERT_EQ(77, word);
+	before = ktau__cycles();
+	ASSERT_EQ(0, enter_at(&t, MAIN, before));
+	ASSERT_EQ(0, enter_at(&t, IO, before));
+	ASSERT_EQ(0, enter_at(&t, COMPUTE, before));
+	ASSERT_EQ(-EINVAL, ktau__ut_stop(&t, SOLVE, &word, &now));
+	ASSERT_EQ(77, word);
+	ASSERT_EQ(3, ktau__ut_context(&t));
+	/* stopping io (compute with it) leaves main running: context 1 */
+	ASSERT_EQ(0, ktau__ut_stop(&t, IO, &word, &now));
+	ASSERT_EQ(1, word);
+	ASSERT_EQ(1, ktau__ut_context(&t));
+	ASSERT_TRUE(now >= before);
+	s = ktau__ut_snapshot(&t, now, &n);
+	ASSERT_NOT_NULL(s);
+	ASSERT_EQ(3, n);
+	ASSERT_SAMPLE(s[1], 1, 1, now - before, 0);	/* io: compute took it all */
+	ASSERT_SAMPLE(s[2], 1, 0, now - before, now - before);
+	free(s);
+	ASSERT_EQ(0, ktau__ut_stop(&t, MAIN, &word, &now));
+	ASSERT_EQ(0, word);
+	ASSERT_EQ(0, ktau__ut_context(&t));
+	/* a frame too deep to record: its stop keeps the context */
+	for (n = 0; n < KTAU_UT_MAX_DEPTH; n++)
+		ASSERT_EQ(0, enter_at(&t, MAIN, 300 + n));
+	ASSERT_NULL(ktau__ut_push(&t, IO));
+	word = 77;
+	ctx = ktau__ut_context(&t);
+	ASSERT_EQ(0, ktau__ut_stop(&t, IO, &word, &now));
+	ASSERT_EQ(ctx, word);
+	ASSERT_EQ(ctx, ktau__ut_context(&t));
+	ASSERT_EQ(0, t.overflow);
+	ASSERT_EQ(KTAU_UT_MAX_DEPTH, t.depth);
+	ktau__ut_free(&t);
+}
+
 TEST(userprof_tree_snapshot_counts_open_frames)
 {
 	struct ktau_ut_tree t;

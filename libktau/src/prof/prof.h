@@ -95,6 +95,14 @@ KTAU_HIDDEN int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t no
 /* ktau__ut_pop(), then the new context id in *ctx (unchanged on error). */
 KTAU_HIDDEN int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now,
 				 uint32_t *ctx);
+/*
+ * The stop of a running timer: ktau__ut_pop() at the clock it reads,
+ * *now, with the new context id stored in *word right after that read,
+ * before the pop, so that kernel time after the routine's end is not
+ * keyed by it. -EINVAL, nothing changed, when timer is not running.
+ */
+KTAU_HIDDEN int ktau__ut_stop(struct ktau_ut_tree *t, uint32_t timer,
+			      volatile uint32_t *word, uint64_t *now);
 /* The context id of the innermost recorded frame: node index + 1, or 0. */
 KTAU_HIDDEN uint32_t ktau__ut_context(const struct ktau_ut_tree *t);
 /*

@@ -294,15 +294,11 @@ static inline __attribute__((always_inline)) void enter(struct ktau_uthread *s,
 static inline __attribute__((always_inline)) int exit_timer(struct ktau_uthread *s,
 							     uint32_t timer, bool traced)
 {
-	uint64_t now = ktau__cycles();
-	uint32_t ctx;
-	int ret = ktau__ut_pop_ctx(&s->tree, timer, now, &ctx);
+	uint64_t now;
+	int ret = ktau__ut_stop(&s->tree, timer, &tls_word, &now);
 
-	if (!ret) {
-		tls_word = ctx;
-		if (traced)
-			ktau__utrace_event(s->trace, KTAU_UTRACE_EXIT, timer, now);
-	}
+	if (!ret && traced)
+		ktau__utrace_event(s->trace, KTAU_UTRACE_EXIT, timer, now);
 	return ret;
 }
 

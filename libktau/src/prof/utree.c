@@ -136,22 +136,62 @@ static void pop_one(struct ktau_ut_tree *t, uint64_t now)
 	}
 }
 
-int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now, uint32_t *ctx)
+/* The depth a stop of timer leaves (STOP_UNRECORDED: it stops a frame
+ * that was not recorded), the context id then in *ctx; -EINVAL when timer
+ * is not running. Changes nothing. */
+#define STOP_UNRECORDED (-1)
+
+static inline __attribute__((always_inline)) int stop_find(const struct ktau_ut_tree *t,
+							 uint32_t timer, uint32_t *ctx)
 {
 	uint32_t i = t->depth;
 
 	if (t->overflow) {
-		t->overflow--;
 		*ctx = ktau__ut_context(t);
-		return 0;
+		return STOP_UNRECORDED;
 	}
 	while (i > 0 && t->stack[i - 1].timer != timer)
 		i--;
 	if (!i)
 		return -EINVAL;
-	while (t->depth >= i)
-		pop_one(t, now);
 	*ctx = i > 1 ? t->stack[i - 2].node + 1 : 0;
+	return (int)i - 1;
+}
+
+static inline __attribute__((always_inline)) void stop_at(struct ktau_ut_tree *t, int depth,
+							  uint64_t now)
+{
+	if (depth == STOP_UNRECORDED) {
+		t->overflow--;
+		return;
+	}
+	while (t->depth > (uint32_t)depth)
+		pop_one(t, now);
+}
+
+int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now, uint32_t *ctx)
+{
+	int depth = stop_find(t, timer, ctx);
+
+	if (depth == -EINVAL)
+		return depth;
+	stop_at(t, depth, now);
+	return 0;
+}
+
+int ktau__ut_stop(struct ktau_ut_tree *t, uint32_t timer, volatile uint32_t *word,
+		  uint64_t *now)
+{
+	uint32_t ctx;
+	int depth = stop_find(t, timer, &ctx);
+	uint64_t clock;
+
+	if (depth == -EINVAL)
+		return depth;
+	clock = ktau__cycles();
+	*word = ctx;
+	stop_at(t, depth, clock);
+	*now = clock;
 	return 0;
 }
 
