@@ -148,6 +148,21 @@ static const struct tau_entry *first_inconsistent(const struct tau_profile *p)
 	return NULL;
 }
 
+/* The file a check failed on, line by line in the log: a failure that
+ * shows once in many runs must be explainable from the log alone. */
+static void dump_profile(const char *path, const char *text)
+{
+	const char *line = text;
+
+	ktr_info("dump", "%s:", path);
+	while (line && *line) {
+		int len = (int)strcspn(line, "\n");
+
+		ktr_info("dump", "%.*s", len, line);
+		line += len + (line[len] == '\n');
+	}
+}
+
 /* Checks one thread's file; `root` is "main" or "thread". */
 static void check_thread(const char *dir, int n, int merged)
 {
@@ -181,6 +196,8 @@ static void check_thread(const char *dir, int n, int merged)
 	snprintf(check, sizeof(check), "thread%d_incl_is_excl_plus_children", n);
 	ktr_check(!e, check, "%s: '%s' incl %.3f excl %.3f", path, e ? e->name : "",
 		  e ? e->incl : 0, e ? e->excl : 0);
+	if (e)
+		dump_profile(path, text);
 	if (merged) {
 		e = tau_find(&p, io_read);
 		snprintf(check, sizeof(check), "thread%d_io_sys_read_calls", n);
