@@ -297,27 +297,33 @@ static u32 ktau_ctx_parent(struct task_struct *tsk, u32 value)
 	struct ktau_table *t = ktau_task_table(kt);
 	union ktau_ctx_cache cache;
 	struct ktau_entry *e;
+	u32 id = KTAU_NO_PARENT;
 
-	if (!value)
-		return KTAU_NO_PARENT;
-	e = ktau_table_ctx(t, value, false);
-	if (!e) {
-		if (unlikely(t->nrec >= t->maxrec))
-			t = ktau_task_outgrow(tsk, t);
-		e = ktau_table_ctx(t, value, true);
-		if (unlikely(4 * t->nrec >= 3 * t->maxrec))
-			ktau_grow_request(tsk, t);
-		if (!e)
-			return KTAU_REC_NO_CTX;
+	/*
+	 * 0 is cached too: a thread back outside its routines after using
+	 * two others would otherwise take this path at every call
+	 */
+	if (value) {
+		e = ktau_table_ctx(t, value, false);
+		if (!e) {
+			if (unlikely(t->nrec >= t->maxrec))
+				t = ktau_task_outgrow(tsk, t);
+			e = ktau_table_ctx(t, value, true);
+			if (unlikely(4 * t->nrec >= 3 * t->maxrec))
+				ktau_grow_request(tsk, t);
+			if (!e)
+				return KTAU_REC_NO_CTX;
+		}
+		id = ktau_record_id(t, e);
 	}
 	cache.value = value;
-	cache.parent = ktau_record_id(t, e) << 16;
+	cache.parent = id << 16;
 	/* one store each: a clear resets them from another CPU */
 	if (READ_ONCE(kt->ctx_cache[0].word) != cache.word) {
 		WRITE_ONCE(kt->ctx_cache[1].word, READ_ONCE(kt->ctx_cache[0].word));
 		WRITE_ONCE(kt->ctx_cache[0].word, cache.word);
 	}
-	return ktau_record_id(t, e);
+	return id;
 }
 
 /* The key of a new outermost frame of @tsk, for function id @fid. */
