@@ -12,8 +12,9 @@
  *   startclr  likewise, from the stopped state
  *   disable syscall  getpid not counted, page faults still are
  *   enable syscall   counted again
- *   disable sched    20 blocking nanosleep()s add no nanosleep => schedule_vol,
- *                    the nanosleeps are still counted
+ *   disable sched    20 blocking readv()s (each seen to block in the kernel's
+ *                    voluntary_ctxt_switches) add no readv => schedule_vol,
+ *                    the readvs are still counted
  *   enable sched     20 more add exactly 20 (schedule()'s hooks are static
  *                    calls the group sets and clears)
  *   disable/enable of several groups, `all`, blanks, a trailing newline,
@@ -36,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -300,51 +302,135 @@ static uint64_t own_faults(const char *check, long long *getpid_calls)
 	return f;
 }
 
-/* own nanosleep calls and nanosleep => schedule_vol calls; -1: failure */
-static int own_sleeps(const char *check, uint64_t *sleeps, uint64_t *waits)
+/* own readv calls and readv => schedule_vol calls; -1: failure */
+static int own_waits(const char *check, uint64_t *reads, uint64_t *waits)
 {
 	struct ktr_profile p;
 	struct ktr_block *b = own_thread(check, &p);
 
-	*sleeps = *waits = 0;
+	*reads = *waits = 0;
 	if (!b)
 		return -1;
-	ktr_func(b, "nanosleep", sleeps, NULL, NULL);
-	ktr_edge(b, "nanosleep", "schedule_vol", waits, NULL, NULL);
+	ktr_func(b, "readv", reads, NULL, NULL);
+	ktr_edge(b, "readv", "schedule_vol", waits, NULL, NULL);
 	ktr_free(&p);
 	return 0;
 }
 
-static void sleeps(int n)
-{
-	struct timespec ts = { 0, 1000000 };
+/*
+ * ---- reads that block exactly once each ----
+ *
+ * A sleep does not always reach schedule(): a 1 ms timer that expires
+ * before nanosleep() checks it (a slow guest, a preempted vCPU) returns
+ * at once.  So the blocking calls are readv()s of an empty pipe, and a
+ * waker writes each byte only once the kernel's own count of the
+ * reader's voluntary switches shows it blocked in that read.  Nothing
+ * else the reader does between the reads can block, so the count moves
+ * by exactly one per read.
+ */
+struct blocker {
+	int data[2];		/* the reads' pipe */
+	int go[2];		/* the reader's switch count before its first */
+	long tid;
+	int n;
+	int late;		/* reads the waker gave up waiting on */
+};
 
+/* voluntary_ctxt_switches of thread @tid, or -1 */
+static long long vol_switches(long tid)
+{
+	static const char key[] = "\nvoluntary_ctxt_switches:";
+	char path[64], buf[2048];
+	const char *v;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	if (ktr_read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	v = strstr(buf, key);
+	return v ? strtoll(v + sizeof(key) - 1, NULL, 10) : -1;
+}
+
+static void *waker(void *arg)
+{
+	struct blocker *bl = arg;
+	struct timespec ms = { 0, 1000000 };
+	long long base;
+	char byte = 0;
+
+	if (read(bl->go[0], &base, sizeof(base)) != sizeof(base))
+		base = -1;
+	for (int i = 0; i < bl->n; i++) {
+		int waited = 0;
+
+		while (base >= 0 && vol_switches(bl->tid) < base + i + 1 && waited++ < 5000)
+			nanosleep(&ms, NULL);
+		if (base < 0 || waited > 5000)
+			bl->late++;
+		if (write(bl->data[1], &byte, 1) != 1)
+			bl->late++;
+	}
+	return NULL;
+}
+
+/* @n readv()s of one byte, each blocking once; 0, or -1 (failure printed) */
+static int blocking_reads(const char *check, int n)
+{
+	struct blocker bl = { .tid = (long)syscall(SYS_gettid), .n = n };
+	struct iovec iov;
+	pthread_t th;
+	long long base;
+	char byte;
+	int got = 0;
+
+	if (pipe(bl.data) || pipe(bl.go)) {
+		ktr_fail(check, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pthread_create(&th, NULL, waker, &bl)) {
+		ktr_fail(check, "pthread_create failed");
+		return -1;
+	}
+	base = vol_switches(bl.tid);
+	if (write(bl.go[1], &base, sizeof(base)) != sizeof(base))
+		ktr_fail(check, "write: %s", strerror(errno));
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
 	for (int i = 0; i < n; i++)
-		syscall(SYS_nanosleep, &ts, NULL);
+		got += readv(bl.data[0], &iov, 1) == 1;
+	pthread_join(th, NULL);
+	close(bl.data[0]);
+	close(bl.data[1]);
+	close(bl.go[0]);
+	close(bl.go[1]);
+	if (got != n || bl.late) {
+		ktr_fail(check, "%d of %d blocking reads read a byte, %d not seen to block "
+			 "(voluntary_ctxt_switches of thread %ld from %lld)", got, n, bl.late,
+			 bl.tid, base);
+		return -1;
+	}
+	return 0;
 }
 
 static void check_sched_group(void)
 {
-	uint64_t s0, w0, s1, w1, s2, w2;
+	uint64_t r0, w0, r1, w1, r2, w2;
 
-	if (own_sleeps("disable-sched", &s0, &w0))
+	if (own_waits("disable-sched", &r0, &w0))
 		return;
 	cmd("disable-sched", "disable sched");
-	sleeps(20);
-	if (own_sleeps("disable-sched", &s1, &w1))
+	if (blocking_reads("disable-sched", 20) || own_waits("disable-sched", &r1, &w1))
 		return;
-	ktr_check(s1 == s0 + 20 && w1 == w0, "disable-sched",
-		  "nanosleep calls %" PRIu64 " -> %" PRIu64 ", nanosleep => schedule_vol %"
-		  PRIu64 " -> %" PRIu64 " across 20 sleeps with group sched disabled, "
-		  "expected +20 and no change", s0, s1, w0, w1);
+	ktr_check(r1 == r0 + 20 && w1 == w0, "disable-sched",
+		  "readv calls %" PRIu64 " -> %" PRIu64 ", readv => schedule_vol %"
+		  PRIu64 " -> %" PRIu64 " across 20 blocking reads with group sched disabled, "
+		  "expected +20 and no change", r0, r1, w0, w1);
 	cmd("enable-sched", "enable sched");
-	sleeps(20);
-	if (own_sleeps("enable-sched", &s2, &w2))
+	if (blocking_reads("enable-sched", 20) || own_waits("enable-sched", &r2, &w2))
 		return;
-	ktr_check(s2 == s1 + 20 && w2 == w1 + 20, "enable-sched",
-		  "nanosleep calls %" PRIu64 " -> %" PRIu64 ", nanosleep => schedule_vol %"
-		  PRIu64 " -> %" PRIu64 " across 20 sleeps with group sched enabled again, "
-		  "expected +20 each", s1, s2, w1, w2);
+	ktr_check(r2 == r1 + 20 && w2 == w1 + 20, "enable-sched",
+		  "readv calls %" PRIu64 " -> %" PRIu64 ", readv => schedule_vol %"
+		  PRIu64 " -> %" PRIu64 " across 20 blocking reads with group sched enabled "
+		  "again, expected +20 each", r1, r2, w1, w2);
 }
 
 static void check_stop_start(void)
