@@ -203,83 +203,98 @@ static int ktau_block_take(struct ktau_view *v, struct ktau_block *blk,
 }
 
 /*
- * Give @blk @task's live table, widened as it is copied: one pass, the
- * block's records straight from the table.  The writer stores inclusive
- * before exclusive time: loading them in the opposite order keeps
- * exclusive <= inclusive.  A record's key and a user context's value
- * never change once the count that covers them is published.
+ * Record @r of a live table: returns its count-and-key word (one word,
+ * one load, with the carry it holds), its times in *@incl and *@excl.
+ * The writer stores inclusive before exclusive time (ktau_entry_add()):
+ * loading them in the opposite order keeps exclusive <= inclusive.
  */
-static int ktau_block_take_live(struct ktau_view *v, struct ktau_block *blk,
-				struct task_struct *task)
+static __always_inline u64 ktau_load_rec(const struct ktau_entry *r,
+					 u64 *incl, u64 *excl)
+{
+	u64 calls_key = READ_ONCE(r->calls_key);
+
+	*excl = READ_ONCE(r->excl);
+	/* excl before incl: ktau_entry_add()'s order */
+	smp_rmb();
+	*incl = READ_ONCE(r->incl);
+	return calls_key;
+}
+
+/*
+ * Read @task's live table: widened into @blk's records after the view's
+ * when @blk is given, else copied as it is into v->copy; the calls it
+ * dropped are added to *@dropped.  Returns the records read or -ENOMEM.
+ * The count is loaded before the records it covers; a record's key and
+ * a user context's value never change once the count that covers them
+ * is published.  Inlined into each caller, so that neither tests @blk.
+ */
+static __always_inline int ktau_read_live(struct ktau_view *v,
+					  struct task_struct *task,
+					  struct ktau_block *blk, u64 *dropped)
 {
 	const struct ktau_table *t;
 	struct ktau_view_entry *dst;
+	const struct ktau_entry *src;
+	u64 calls_key, incl, excl;
 	unsigned int i, n;
-	u64 calls_key, excl;
+	int err;
 
 	for (;;) {
 		rcu_read_lock();
 		t = rcu_dereference(task->ktau.table);
 		/* the count before the records it covers */
 		n = t ? smp_load_acquire(&t->nrec) : 0;
-		if (n <= v->max_rec - v->nr_rec)
+		if (n <= (blk ? v->max_rec - v->nr_rec : v->max_copy))
 			break;
 		rcu_read_unlock();
-		if (ktau_view_reserve(v, n))
+		err = blk ? ktau_view_reserve(v, n) :
+			    ktau_grow_array((void **)&v->copy, &v->max_copy, n,
+					    0, sizeof(*v->copy));
+		if (err)
 			return -ENOMEM;
 	}
-	dst = v->rec + v->nr_rec;
-	for (i = 0; i < n; i++) {
-		/* count and key: one word, one carry */
-		calls_key = READ_ONCE(t->rec[i].calls_key);
-		excl = READ_ONCE(t->rec[i].excl);
-		/* excl before incl: ktau_entry_add()'s order */
-		smp_rmb();
-		blk->dropped += ktau_widen_rec(t->rec, i, calls_key,
-					       READ_ONCE(t->rec[i].incl), excl,
-					       dst);
+	src = t ? t->rec : NULL;
+	if (blk) {
+		dst = v->rec + v->nr_rec;
+		for (i = 0; i < n; i++) {
+			calls_key = ktau_load_rec(&src[i], &incl, &excl);
+			*dropped += ktau_widen_rec(src, i, calls_key, incl,
+						   excl, dst);
+		}
+	} else {
+		for (i = 0; i < n; i++)
+			v->copy[i].calls_key = ktau_load_rec(&src[i],
+							     &v->copy[i].incl,
+							     &v->copy[i].excl);
 	}
-	blk->dropped += t ? READ_ONCE(*ktau_table_dropped(t)) : 0;
+	*dropped += t ? READ_ONCE(*ktau_table_dropped(t)) : 0;
 	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Give @blk @task's live table, widened as it is copied: one pass, the
+ * block's records straight from the table.
+ */
+static int ktau_block_take_live(struct ktau_view *v, struct ktau_block *blk,
+				struct task_struct *task)
+{
+	int n = ktau_read_live(v, task, blk, &blk->dropped);
+
+	if (n < 0)
+		return n;
 	ktau_block_took(v, blk, n);
 	return 0;
 }
 
 /*
  * Copy @task's live table into v->copy, as it is, for a fold; returns
- * the records copied or -ENOMEM.  Loads in ktau_block_take_live()'s
- * order.
+ * the records copied or -ENOMEM.
  */
 static int ktau_copy_live(struct ktau_view *v, struct task_struct *task,
 			  u64 *dropped)
 {
-	const struct ktau_table *t;
-	struct ktau_entry *dst;
-	unsigned int i, n;
-
-	for (;;) {
-		rcu_read_lock();
-		t = rcu_dereference(task->ktau.table);
-		/* the count before the records it covers */
-		n = t ? smp_load_acquire(&t->nrec) : 0;
-		if (n <= v->max_copy) {
-			dst = v->copy;
-			for (i = 0; i < n; i++, dst++) {
-				dst->calls_key = READ_ONCE(t->rec[i].calls_key);
-				dst->excl = READ_ONCE(t->rec[i].excl);
-				/* excl before incl: ktau_entry_add()'s order */
-				smp_rmb();
-				dst->incl = READ_ONCE(t->rec[i].incl);
-			}
-			*dropped += t ? READ_ONCE(*ktau_table_dropped(t)) : 0;
-			rcu_read_unlock();
-			return n;
-		}
-		rcu_read_unlock();
-		if (ktau_grow_array((void **)&v->copy, &v->max_copy, n, 0,
-				    sizeof(*v->copy)))
-			return -ENOMEM;
-	}
+	return ktau_read_live(v, task, NULL, dropped);
 }
 
 /* Fold @n records of some table (ids 1..@n in order) into v->merged. */
