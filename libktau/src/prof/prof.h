@@ -92,9 +92,6 @@ KTAU_HIDDEN void ktau__ut_set_start(struct ktau_ut_frame *f, uint64_t now);
  * timer is not running at all.
  */
 KTAU_HIDDEN int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t now);
-/* ktau__ut_pop(), then the new context id in *ctx (unchanged on error). */
-KTAU_HIDDEN int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now,
-				 uint32_t *ctx);
 /*
  * The stop of a running timer: ktau__ut_pop() at the clock it reads,
  * *now, with the new context id stored in *word right after that read,

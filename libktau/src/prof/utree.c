@@ -169,16 +169,6 @@ static inline __attribute__((always_inline)) void stop_at(struct ktau_ut_tree *t
 		pop_one(t, now);
 }
 
-int ktau__ut_pop_ctx(struct ktau_ut_tree *t, uint32_t timer, uint64_t now, uint32_t *ctx)
-{
-	int depth = stop_find(t, timer, ctx);
-
-	if (depth == -EINVAL)
-		return depth;
-	stop_at(t, depth, now);
-	return 0;
-}
-
 int ktau__ut_stop(struct ktau_ut_tree *t, uint32_t timer, volatile uint32_t *word,
 		  uint64_t *now)
 {
@@ -198,8 +188,12 @@ int ktau__ut_stop(struct ktau_ut_tree *t, uint32_t timer, volatile uint32_t *wor
 int ktau__ut_pop(struct ktau_ut_tree *t, uint32_t timer, uint64_t now)
 {
 	uint32_t ctx;
+	int depth = stop_find(t, timer, &ctx);
 
-	return ktau__ut_pop_ctx(t, timer, now, &ctx);
+	if (depth == -EINVAL)
+		return depth;
+	stop_at(t, depth, now);
+	return 0;
 }
 
 uint32_t ktau__ut_context(const struct ktau_ut_tree *t)
