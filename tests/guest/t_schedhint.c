@@ -7,15 +7,17 @@
  * each checked against its caller's record.  A reader thread registers
  * a user context word and blocks in read() on an empty pipe under
  * contexts 1, 2 and 3 in turn (three callers for two hints: one always
- * misses), and in nanosleep() under context 1 after every third read (a
+ * misses), and in readv() under context 1 after every third read (a
  * second caller in one context).  A waker thread writes each byte only
- * once the reader's open frames show read => schedule_vol, and waits for
- * the reader's acknowledgement before the next: every read blocks
- * exactly once.  Then a clear (a new table, no hints) and the same again.
+ * once the reader's open frames show read => schedule_vol (readv =>
+ * schedule_vol), and waits for the reader's acknowledgement of each
+ * read before the next: every read blocks exactly once.  (A sleep would
+ * not: a timer that fires before nanosleep() reaches schedule() returns
+ * at once.)  Then a clear (a new table, no hints) and the same again.
  *
  * After each phase, the reader's own profile must hold, per context,
- * exactly its blocking reads as read => schedule_vol and its sleeps as
- * nanosleep => schedule_vol, with excl <= incl <= the caller's incl, and
+ * exactly its blocking reads as read => schedule_vol and readv =>
+ * schedule_vol, with excl <= incl <= the caller's incl, and
  * no schedule_vol under another context's call.  Debug kernels check
  * every hint a rehint sets (a bad one WARNs: the kernel log check fails).
  */
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,8 +45,8 @@ static pthread_barrier_t phase_start, phase_done;
 static int phase_error;
 static __thread volatile uint32_t context_word;
 
-/* Whether the reader's open frames are read => schedule_vol now. */
-static int reader_blocked_in_read(void)
+/* Whether the reader's open frames are @call => schedule_vol now. */
+static int reader_blocked_in(const char *call)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
@@ -66,36 +69,44 @@ static int reader_blocked_in_read(void)
 		const struct ktr_path *o = &b->opens[i];
 
 		if (o->depth == 2 && !strcmp(o->name, "schedule_vol") &&
-		    !strcmp(ktr_path_elem(b, o, 0), "read"))
+		    !strcmp(ktr_path_elem(b, o, 0), call))
 			found = 1;
 	}
 	ktr_free(&p);
 	return found;
 }
 
-/* One byte for each of the reader's reads, once it blocks in it. */
-static void *waker(void *arg)
+/*
+ * One byte for the reader's read in @call, once it blocks in it; after
+ * an error, at once, so that the reader finishes its phase.
+ */
+static void wake(const char *call)
 {
 	struct timespec ms = { 0, 1000000 };
 	char byte = 0;
+	int waited = 0, r = 1;
 
+	while (!phase_error && !(r = reader_blocked_in(call)) && waited++ < WAIT_MS)
+		nanosleep(&ms, NULL);
+	if (r != 1)
+		phase_error = r < 0 ? EIO : ETIMEDOUT;
+	if (write(data_pipe[1], &byte, 1) != 1 || read(ack_pipe[0], &byte, 1) != 1)
+		phase_error = EIO;
+}
+
+static void *waker(void *arg)
+{
 	(void)arg;
 	for (int phase = 0; phase < 2; phase++) {
 		pthread_barrier_wait(&phase_start);
-		for (int i = 0; i < ROUNDS && !phase_error; i++) {
-			int waited = 0, r;
-
-			while (!(r = reader_blocked_in_read()) && waited++ < WAIT_MS)
-				nanosleep(&ms, NULL);
-			if (r != 1) {
-				phase_error = r < 0 ? EIO : ETIMEDOUT;
-				byte = 1;	/* let the reader go */
-			}
-			if (write(data_pipe[1], &byte, 1) != 1 ||
-			    read(ack_pipe[0], &byte, 1) != 1)
-				phase_error = EIO;
+		for (int i = 0; i < ROUNDS; i++) {
+			wake("read");
+			if (i % 3 == 2)
+				wake("readv");
 		}
 		pthread_barrier_wait(&phase_done);
+		if (phase_error)
+			break;	/* so does the reader: no second phase */
 	}
 	return NULL;
 }
@@ -168,21 +179,20 @@ static void check_phase(const char *phase)
 	} else {
 		for (uint64_t ctx = 1; ctx <= 3; ctx++)
 			check_edge(phase, b, ctx, "read", ROUNDS / 3);
-		check_edge(phase, b, 1, "nanosleep", ROUNDS / 3);
-		check_edge(phase, b, 2, "nanosleep", 0);
-		check_edge(phase, b, 3, "nanosleep", 0);
+		check_edge(phase, b, 1, "readv", ROUNDS / 3);
+		check_edge(phase, b, 2, "readv", 0);
+		check_edge(phase, b, 3, "readv", 0);
 	}
 	ktr_free(&p);
 }
 
 /*
- * Reads under contexts 1, 2, 3 in turn, a 10 ms sleep after every third
- * (long enough that its timer cannot expire before it blocks, even when
- * a slow kernel preempts it on the way).
+ * Reads under contexts 1, 2, 3 in turn, and a readv() under context 1
+ * after every third, each acknowledged.
  */
 static void reader_phase(void)
 {
-	struct timespec nap = { 0, 10000000 };
+	struct iovec iov;
 	char byte;
 
 	for (int i = 0; i < ROUNDS; i++) {
@@ -193,9 +203,14 @@ static void reader_phase(void)
 		if (write(ack_pipe[1], &byte, 1) != 1)
 			phase_error = EIO;
 		if (i % 3 == 2) {
+			iov.iov_base = &byte;
+			iov.iov_len = 1;
 			context_word = 1;
-			syscall(SYS_nanosleep, &nap, NULL);
+			if (readv(data_pipe[0], &iov, 1) != 1)
+				phase_error = EIO;
 			context_word = 0;
+			if (write(ack_pipe[1], &byte, 1) != 1)
+				phase_error = EIO;
 		}
 	}
 }
