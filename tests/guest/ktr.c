@@ -68,20 +68,23 @@ int ktr_check(int cond, const char *check, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * A task's state in /proc/PID/stat turns S before it reaches schedule(),
+ * and on another CPU it may yet see what it waits for and not block.
+ * /proc/PID/syscall says "running" unless the kernel found the task
+ * switched out (wait_task_inactive()) in the same state before and after
+ * it read the call: with state S or D, the task has blocked.
+ */
 int ktr_wait_sleeping(pid_t pid)
 {
-	char path[64], buf[256], *state;
+	char stat[64], call[64], buf[256], *state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(stat, sizeof(stat), "/proc/%d/stat", (int)pid);
+	snprintf(call, sizeof(call), "/proc/%d/syscall", (int)pid);
 	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		state = strrchr(buf, ')');
-		if (state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D'))
+		state = ktr_read_small(stat, buf, sizeof(buf)) > 0 ? strrchr(buf, ')') : NULL;
+		if (state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D') &&
+		    ktr_read_small(call, buf, sizeof(buf)) > 0 && strncmp(buf, "running", 7))
 			return 0;
 		usleep(1000);
 	}
