@@ -82,8 +82,9 @@ struct ktr_profile {
  * NUL-terminated buffer (length in *len) or NULL with errno set. */
 char *ktr_slurp(const char *path, size_t *len);
 
-/* Wait until process @pid sleeps, switched out in a system call: a child
- * blocked where the test wants it.  0, or -1 after 5 seconds. */
+/* Wait until task @pid (a process, or any thread's id) sleeps, switched
+ * out in a system call: blocked where the test wants it.  0, or -1 after
+ * 5 seconds. */
 int ktr_wait_sleeping(pid_t pid);
 
 /* Read with exactly ONE read() call of up to cap bytes (used where the count

@@ -12,9 +12,9 @@
  *   startclr  likewise, from the stopped state
  *   disable syscall  getpid not counted, page faults still are
  *   enable syscall   counted again
- *   disable sched    20 blocking readv()s (each seen to block in the kernel's
- *                    voluntary_ctxt_switches) add no readv => schedule_vol,
- *                    the readvs are still counted
+ *   disable sched    20 readv()s, each seen to block (ktr_wait_sleeping()),
+ *                    add no readv => schedule_vol, the readvs are still
+ *                    counted
  *   enable sched     20 more add exactly 20 (schedule()'s hooks are static
  *                    calls the group sets and clears)
  *   disable/enable of several groups, `all`, blanks, a trailing newline,
@@ -323,48 +323,24 @@ static int own_waits(const char *check, uint64_t *reads, uint64_t *waits)
  * A sleep does not always reach schedule(): a 1 ms timer that expires
  * before nanosleep() checks it (a slow guest, a preempted vCPU) returns
  * at once.  So the blocking calls are readv()s of an empty pipe, and a
- * waker writes each byte only once the kernel's own count of the
- * reader's voluntary switches shows it blocked in that read.  Nothing
- * else the reader does between the reads can block, so the count moves
- * by exactly one per read.
+ * waker writes each byte only once ktr_wait_sleeping() finds the reader
+ * switched out in that read (its wakeup leaves the reader runnable, so
+ * the previous read's sleep is not seen again).
  */
 struct blocker {
 	int data[2];		/* the reads' pipe */
-	int go[2];		/* the reader's switch count before its first */
-	long tid;
+	long tid;		/* the reader */
 	int n;
-	int late;		/* reads the waker gave up waiting on */
+	int late;		/* reads not seen to block */
 };
-
-/* voluntary_ctxt_switches of thread @tid, or -1 */
-static long long vol_switches(long tid)
-{
-	static const char key[] = "\nvoluntary_ctxt_switches:";
-	char path[64], buf[2048];
-	const char *v;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
-	if (ktr_read_small(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	v = strstr(buf, key);
-	return v ? strtoll(v + sizeof(key) - 1, NULL, 10) : -1;
-}
 
 static void *waker(void *arg)
 {
 	struct blocker *bl = arg;
-	struct timespec ms = { 0, 1000000 };
-	long long base;
 	char byte = 0;
 
-	if (read(bl->go[0], &base, sizeof(base)) != sizeof(base))
-		base = -1;
 	for (int i = 0; i < bl->n; i++) {
-		int waited = 0;
-
-		while (base >= 0 && vol_switches(bl->tid) < base + i + 1 && waited++ < 5000)
-			nanosleep(&ms, NULL);
-		if (base < 0 || waited > 5000)
+		if (ktr_wait_sleeping((pid_t)bl->tid))
 			bl->late++;
 		if (write(bl->data[1], &byte, 1) != 1)
 			bl->late++;
@@ -378,21 +354,19 @@ static int blocking_reads(const char *check, int n)
 	struct blocker bl = { .tid = (long)syscall(SYS_gettid), .n = n };
 	struct iovec iov;
 	pthread_t th;
-	long long base;
 	char byte;
 	int got = 0;
 
-	if (pipe(bl.data) || pipe(bl.go)) {
+	if (pipe(bl.data)) {
 		ktr_fail(check, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	if (pthread_create(&th, NULL, waker, &bl)) {
 		ktr_fail(check, "pthread_create failed");
+		close(bl.data[0]);
+		close(bl.data[1]);
 		return -1;
 	}
-	base = vol_switches(bl.tid);
-	if (write(bl.go[1], &base, sizeof(base)) != sizeof(base))
-		ktr_fail(check, "write: %s", strerror(errno));
 	iov.iov_base = &byte;
 	iov.iov_len = 1;
 	for (int i = 0; i < n; i++)
@@ -400,12 +374,9 @@ static int blocking_reads(const char *check, int n)
 	pthread_join(th, NULL);
 	close(bl.data[0]);
 	close(bl.data[1]);
-	close(bl.go[0]);
-	close(bl.go[1]);
 	if (got != n || bl.late) {
 		ktr_fail(check, "%d of %d blocking reads read a byte, %d not seen to block "
-			 "(voluntary_ctxt_switches of thread %ld from %lld)", got, n, bl.late,
-			 bl.tid, base);
+			 "(thread %ld)", got, n, bl.late, bl.tid);
 		return -1;
 	}
 	return 0;
