@@ -944,7 +944,7 @@ static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
 	f = &kt->stack[d];
 	/* a count that carried: its stop takes the slow path, which moves it */
 	f->key = key & ~KTAU_REC_CARRIED;
-	f->rec = off / sizeof(struct ktau_entry) + 1;
+	f->rec = ktau_hint_id(off);
 	f->deeper_groups = 0;
 	f->child = 0;
 	f->start = now;

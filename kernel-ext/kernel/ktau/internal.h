@@ -180,13 +180,25 @@ ktau_table_hinted(const struct ktau_table *t, u32 key)
 	return off != U16_MAX ? (void *)t->rec + off : NULL;
 }
 
+/*
+ * The record id a hint names: @off / sizeof(struct ktau_entry) + 1.  A
+ * hint is a u16 multiple of 24, so off / 24 is (off / 8) / 3 with a
+ * dividend below 2^13, where x / 3 == x * 0xaaab >> 17 holds; -Os would
+ * otherwise compile a div on every start taken through a hint.
+ */
+static __always_inline unsigned int ktau_hint_id(unsigned int off)
+{
+	BUILD_BUG_ON(sizeof(struct ktau_entry) != 24);
+	return ((off >> 3) * 0xaaab >> 17) + 1;
+}
+
 /* ktau_table_hinted() as a record id, 0 for none. */
 static __always_inline unsigned int
 ktau_table_hinted_id(const struct ktau_table *t, u32 key)
 {
 	unsigned int off = ktau_table_hinted_off(t, key);
 
-	return off != U16_MAX ? off / sizeof(struct ktau_entry) + 1 : 0;
+	return off != U16_MAX ? ktau_hint_id(off) : 0;
 }
 
 /* Whether hint slot @slot names a record whose key's own slot it is. */
