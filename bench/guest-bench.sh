@@ -29,16 +29,21 @@ control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
 	echo "$1" >/proc/ktau/control || echo "BENCH control.unavailable '$1' failed"
 }
 
-# Row 3 of the issue: these groups on; "all" adds the kernel and event
-# groups (read() then also records its read_bytes event).  The user
-# context rows run last: "ctx" with a word registered, "ctxgone" after
-# the last registered word is gone (system calls back to row "on").
+# Row 3 of the issue: these groups on; "sysonly" the system calls alone
+# (a pipe round trip's cost before its switches are timed); "all" adds
+# the kernel and event groups (read() then also records its read_bytes
+# event).  The user context rows run last: "ctx" with a word registered,
+# "ctxgone" after the last registered word is gone (system calls back to
+# row "on").
 ON_GROUPS='syscall softirq irq sched exception'
-ktau_rows() {	# off, on, all, ctx, ctxgone, traceonly, traceprof
+ktau_rows() {	# off, on, sysonly, all, ctx, ctxgone, traceonly, traceprof
 	control 'disable all'
 	$B/syscost off
 	control "enable $ON_GROUPS"
 	$B/syscost on
+	control 'disable all'
+	control 'enable syscall'
+	$B/syscost sysonly
 	control 'enable all'
 	$B/syscost all
 	control 'disable all'

@@ -43,6 +43,8 @@ run "deb" "$top/tests/install/check-deb.sh"
 # dpkg -i of those packages on this machine, then purge (root only)
 run "deb installed on the host" "$top/tests/install/check-deb-host.sh"
 run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
+# the table `make bench` prints, on fixed figures: its rows and verdicts
+run "bench table (host)" "$top/tests/bench/check-bench-table.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the
 # QEMU kernel plus KASAN, KFENCE, lockdep, PROVE_RCU, atomic-sleep and
