@@ -12,16 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 table=$top/scripts/bench-table.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-check() {	# check NAME CONDITION-STATUS WHY
-	if [ "$2" -eq 0 ]; then
-		echo "PASS: bench-table/$1"
-	else
-		echo "FAIL: bench-table/$1: $3"
-		fail=1
-	fi
-}
+check_group=bench-table
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 
 # A run's lines as the guests print them: every op of the compiled-out
 # kernel, ktau off, on, and on with the system call group alone.
@@ -42,7 +35,7 @@ check() {	# check NAME CONDITION-STATUS WHY
 out=$("$table" "$tmp/run.txt" 2>&1)
 check runs $? "$out"
 # the label, then each op's value and what it adds over row 1
-line() { printf '%s\n' "$out" | grep -F -- "$1" | head -n 1 | tr -s ' '; }
+line() { printf '%s\n' "$out" | awk -v l="$1" 'index($0, l) == 1 { print; exit }' | tr -s ' '; }
 # a goal line's verdict: met, NOT met or NOT measured
 verdict() {
 	case $(line "$1") in
@@ -51,26 +44,26 @@ verdict() {
 	*" met") echo met ;;
 	esac
 }
-[ "$(line '3s ktau on, the syscall group alone')" = \
-  "3s ktau on, the syscall group alone (vs 1) 253 (+46) 445 (+46) 259 (+46) 7801 (+189) 5990 (+4)" ]
-check row-3s $? "row 3s: '$(line '3s ktau on')'"
-[ "$(line 'pipe round trip: <= +180')" = \
-  "pipe round trip: <= +180 +433 (4 system calls +189, 2 switches +244) NOT met" ]
-check pipe-split $? "pipe goal: '$(line 'pipe round trip:')'"
-[ "$(line 'ktau on: <= +52 per syscall')" = \
-  "ktau on: <= +52 per syscall getpid +46, read +46, close +46 met" ]
-check syscall-met $? "syscall goal: '$(line 'ktau on: <= +52')'"
-[ "$(line 'page fault: <= +70')" = "page fault: <= +70 +68 met" ]
-check fault-met $? "fault goal: '$(line 'page fault: <= +70')'"
+# expect NAME LABEL LINE: the first line starting LABEL, spaces squeezed,
+# reads LINE
+expect() {
+	[ "$(line "$2")" = "$3" ]
+	check "$1" $? "'$(line "$2")', expected '$3'"
+}
+expect row-3s '3s ktau on, the syscall group alone' \
+	"3s ktau on, the syscall group alone (vs 1) 253 (+46) 445 (+46) 259 (+46) 7801 (+189) 5990 (+4)"
+expect pipe-split 'pipe round trip: <= +180' \
+	"pipe round trip: <= +180 +433 (4 system calls +189, 2 switches +244) NOT met"
+expect syscall-met 'ktau on: <= +52 per syscall' \
+	"ktau on: <= +52 per syscall getpid +46, read +46, close +46 met"
+expect fault-met 'page fault: <= +70' "page fault: <= +70 +68 met"
 # the off row's worst op is the round trip's +4: still within the goal
 [ "$(verdict 'switched off: <= +4 on every row')" = met ]
 check off-met $? "off goal: '$(line 'switched off:')'"
 # not in the run: a goal of its own is NOT measured, a row a dash
-[ "$(line 'merged (user context word): <= +60')" = \
-  "merged (user context word): <= +60 per syscall - NOT measured" ]
-check unmeasured-goal $? "merged goal: '$(line 'merged (user context')'"
-[ "$(line '4 ktau on + user context')" = "4 ktau on + user context (vs 1) - - - - -" ]
-check unmeasured-row $? "row 4: '$(line '4 ktau on + user')'"
+expect unmeasured-goal 'merged (user context word): <= +60' \
+	"merged (user context word): <= +60 per syscall - NOT measured"
+expect unmeasured-row '4 ktau on + user context' "4 ktau on + user context (vs 1) - - - - -"
 
 # one more instruction in the round trip than +180 allows, then none
 edge() {	# edge PIPE_RTT: the run with row 3's round trip at PIPE_RTT
@@ -89,8 +82,7 @@ check pipe-180 $? "at +180: '$(line 'pipe round trip:')'"
 # without row 3s the round trip is printed whole
 grep -v '^BENCH sysonly\.' "$tmp/run.txt" >"$tmp/nosys.txt"
 out=$("$table" "$tmp/nosys.txt" 2>&1)
-[ "$(line 'pipe round trip: <= +180')" = "pipe round trip: <= +180 +433 NOT met" ]
-check pipe-whole $? "without row 3s: '$(line 'pipe round trip:')'"
+expect pipe-whole 'pipe round trip: <= +180' "pipe round trip: <= +180 +433 NOT met"
 
 # a results file that cannot be read: a message and status 1
 out=$("$table" "$tmp/absent.txt" 2>&1)

@@ -10,16 +10,9 @@ set -u
 share=${1:?usage: check-guest-archive.sh SHARE_DIR KTAU_REPORT}
 report=${2:?usage: check-guest-archive.sh SHARE_DIR KTAU_REPORT}
 archive=$share/guest-report.ktar
-fail=0
-
-check() {	# check NAME CONDITION-STATUS WHY
-	if [ "$2" -eq 0 ]; then
-		echo "PASS: host-archive/$1"
-	else
-		echo "FAIL: host-archive/$1: $3"
-		fail=1
-	fi
-}
+check_group=host-archive
+# shellcheck source=tests/lib/check.sh
+. "$(dirname "$0")/../lib/check.sh"
 
 if [ ! -f "$archive" ]; then
 	check present 1 "no $archive: did the guest run t_report with the share mounted?"
