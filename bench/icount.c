@@ -16,6 +16,13 @@ static uint64_t icount_run(const struct icount_op *op, long n)
 	return t1 - t0;
 }
 
+/* About 2 * @k instructions: a loop of two. */
+static void icount_spin(long k)
+{
+	if (k > 0)
+		__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k));
+}
+
 double icount_per_call(const struct icount_op *op)
 {
 	long trial = 8, n;
@@ -30,7 +37,10 @@ double icount_per_call(const struct icount_op *op)
 	if (op->iterations)
 		n = op->iterations;
 	for (int r = 0; r < ICOUNT_RUNS; r++) {
-		uint64_t t = icount_run(op, n);
+		uint64_t t;
+
+		icount_spin((long)r * ICOUNT_PHASE_SPAN / ICOUNT_RUNS / 2);
+		t = icount_run(op, n);
 
 		if (t < best)
 			best = t;

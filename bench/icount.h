@@ -5,8 +5,8 @@
  * instruction, so rdtsc differences are instruction counts and repeat
  * exactly.  What a run measures is everything the (single) CPU executed:
  * the program, the kernel on its behalf, and any other task or interrupt
- * that ran meanwhile; the minimum of several short runs drops the runs a
- * timer tick fell into.
+ * that ran meanwhile; the minimum of several short runs, started at
+ * spread phases, drops the runs a timer tick fell into.
  */
 #ifndef KTAU_BENCH_ICOUNT_H
 #define KTAU_BENCH_ICOUNT_H
@@ -30,9 +30,19 @@ static inline long sys3(long nr, long a, long b, long c)
 	return ret;
 }
 
-/* Shorter than a tick (4 M instructions at HZ=250): most runs see none. */
+/*
+ * Shorter than a tick (4 M instructions at HZ=250): most runs see none.
+ * Run r starts after a spin of r / ICOUNT_RUNS of ICOUNT_PHASE_SPAN
+ * instructions, so that the runs meet the kernel's work that recurs with
+ * the virtual clock at different phases.  Without the spin, the runs of
+ * one boot could all meet it alike: the pipe round trip of ktau switched
+ * off read 7616.4 in some boots and 7624.4 in others (every run of those
+ * carried 2048 instructions more), and the same 7616.8 in every boot
+ * with it.
+ */
 #define ICOUNT_RUN_BUDGET	400000
 #define ICOUNT_RUNS		15
+#define ICOUNT_PHASE_SPAN	(1L << 20)
 
 /*
  * One measured loop: @run executes the operation @n times.  The bench
