@@ -16,13 +16,6 @@ static uint64_t icount_run(const struct icount_op *op, long n)
 	return t1 - t0;
 }
 
-/* About 2 * @k instructions: a loop of two. */
-static void icount_spin(long k)
-{
-	if (k > 0)
-		__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k));
-}
-
 double icount_per_call(const struct icount_op *op)
 {
 	long trial = 8, n;
@@ -39,7 +32,8 @@ double icount_per_call(const struct icount_op *op)
 	for (int r = 0; r < ICOUNT_RUNS; r++) {
 		uint64_t t;
 
-		icount_spin((long)r * ICOUNT_PHASE_SPAN / ICOUNT_RUNS / 2);
+		if (r)
+			icount_loop2((long)r * ICOUNT_PHASE_SPAN / ICOUNT_RUNS / 2);
 		t = icount_run(op, n);
 
 		if (t < best)

@@ -18,6 +18,12 @@ static inline uint64_t icount_now(void)
 	return __builtin_ia32_rdtsc();
 }
 
+/* A loop of exactly two instructions per iteration, @k (> 0) iterations. */
+static inline void icount_loop2(long k)
+{
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k));
+}
+
 /* The raw system call, without libc's wrapper around it. */
 static inline long sys3(long nr, long a, long b, long c)
 {

@@ -177,12 +177,6 @@ static double net_cost(struct bench_state *s, void (*run)(void *, long),
 	return cost - base;
 }
 
-/* A loop of exactly two instructions per iteration, @k iterations. */
-static void two_instruction_loop(long k)
-{
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k));
-}
-
 /* Both clocks over the loop, the least of several runs (ticks excluded). */
 static void calibrate(void)
 {
@@ -195,10 +189,10 @@ static void calibrate(void)
 		double ns;
 
 		t0 = icount_now();
-		two_instruction_loop(iters);
+		icount_loop2(iters);
 		t1 = icount_now();
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		two_instruction_loop(iters);
+		icount_loop2(iters);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
 		if ((double)(t1 - t0) / iters < by_tsc)
