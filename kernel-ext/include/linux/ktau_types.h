@@ -190,25 +190,34 @@ struct ktau_task {
  * A process's totals of exited threads and reaped children, in
  * signal_struct.  @lock (a mutex: folding allocates) serializes folds,
  * clears and the readers that need a consistent view of the live threads
- * and the exited total.
+ * and the exited total.  @children_lock does the same for the children
+ * total, apart, so that a reaped child folding into it, however slowly
+ * it is scheduled, never holds up the process's own exits and reads of
+ * its threads; taken after @lock when both are.
  */
 struct ktau_signal {
 	struct mutex lock;		/* folds, clears, consistent reads */
+	struct mutex children_lock;	/* the children total */
 	struct ktau_table *exited;
-	struct ktau_table *children;
+	struct ktau_table *children;	/* under @children_lock, */
 	unsigned int exited_threads;
-	unsigned int processes;
-	unsigned int private_processes;
+	unsigned int processes;		/* this, */
+	unsigned int private_processes;	/* this */
 	bool private;			/* ran privileged: totals only */
 	u64 exited_dropped;
-	u64 children_dropped;
+	u64 children_dropped;		/* and this */
 	/*
-	 * Autoreaped children: the parent a process pinned for its fold as
-	 * it was set EXIT_DEAD, and the folds into this process still to
-	 * come, which its own release waits for (kernel/ktau/lifetime.c).
+	 * The parent a process pinned for its fold (as it was set EXIT_DEAD
+	 * to be reaped automatically, or released before its autoreaped
+	 * children folded), and the folds into this process still to come
+	 * plus one for its own release: the one who brings the count to
+	 * zero folds it (kernel/ktau/lifetime.c).  A released process
+	 * waiting so is on a list a clear empties (@deferred, @cleared).
 	 */
 	struct task_struct *fold_parent;
 	atomic_t folds_pending;
+	bool cleared;
+	struct list_head deferred;
 };
 
 #endif /* _LINUX_KTAU_TYPES_H */

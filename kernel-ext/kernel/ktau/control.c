@@ -183,6 +183,7 @@ static void ktau_clear_all(void)
 	ktau_gen_bump(KTAU_ALL_GROUPS);
 	synchronize_rcu();
 	ktau_walk_tasks(ktau_clear_task, NULL);
+	ktau_clear_deferred();
 	atomic64_set(&ktau_dropped_untabled, 0);
 	synchronize_rcu();
 	ktau_walk_tasks(ktau_ctx_forget_task, NULL);

@@ -1821,6 +1821,9 @@ static int __init ktau_init(void)
 	if (ret)
 		return ret;
 	mutex_init(&init_task.signal->ktau.lock);
+	mutex_init(&init_task.signal->ktau.children_lock);
+	INIT_LIST_HEAD(&init_task.signal->ktau.deferred);
+	atomic_set(&init_task.signal->ktau.folds_pending, 1);
 	ktau_table_early(&init_task, NULL);
 	ktau_walk_tasks(ktau_table_early, NULL);
 	schedule_work(&ktau_reserve_work);

@@ -450,6 +450,8 @@ unsigned int ktau_contexts(void);
 /* ---- lifetimes (lifetime.c) ------------------------------------------- */
 
 void ktau_task_clear(struct task_struct *p);
+void ktau_clear_deferred(void);
+unsigned int ktau_signal_pending(struct ktau_signal *ks);
 void ktau_ctx_forget(struct task_struct *p);
 void ktau_signal_clear(struct signal_struct *sig);
 extern atomic64_t ktau_dropped_untabled;

@@ -15,12 +15,13 @@
  */
 #include <linux/binfmts.h>
 #include <linux/coredump.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/wait_bit.h>
 
 #include "internal.h"
 
@@ -98,17 +99,17 @@ static void ktau_private_set(struct ktau_signal *ks)
 }
 
 /*
- * Fold @n records of @src into *@dst under @ks->lock; returns the calls
- * that found no room.  Sleeps.
+ * Fold @n records of @src into *@dst under @lock, the total's; returns
+ * the calls that found no room.  Sleeps.
  */
-static u64 ktau_fold_into(struct ktau_signal *ks, struct ktau_table **dst,
+static u64 ktau_fold_into(struct mutex *lock, struct ktau_table **dst,
 			  const struct ktau_entry *src, unsigned int n)
 {
 	u16 small[64], *map = small;
 	u64 lost = 0;
 	unsigned int i;
 
-	lockdep_assert_held(&ks->lock);
+	lockdep_assert_held(lock);
 	if (!n)
 		return 0;
 	if (n > ARRAY_SIZE(small)) {
@@ -155,7 +156,7 @@ void ktau_task_exit(struct task_struct *tsk)
 	local_irq_enable();
 	/* Nothing writes @t now; readers may still copy it under RCU. */
 	lost = *ktau_table_dropped(t) +
-	       ktau_fold_into(ks, &ks->exited, t->rec, t->nrec);
+	       ktau_fold_into(&ks->lock, &ks->exited, t->rec, t->nrec);
 	ks->exited_dropped += lost;
 	ks->exited_threads++;
 	if (tsk->mm && get_dumpable(tsk->mm) != SUID_DUMP_USER)
@@ -175,14 +176,16 @@ static void ktau_signal_reset(struct ktau_signal *ks)
 {
 	lockdep_assert_held(&ks->lock);
 	ktau_table_free(ks->exited);
-	ktau_table_free(ks->children);
 	ks->exited = NULL;
-	ks->children = NULL;
 	ks->exited_threads = 0;
+	ks->exited_dropped = 0;
+	mutex_lock(&ks->children_lock);
+	ktau_table_free(ks->children);
+	ks->children = NULL;
 	ks->processes = 0;
 	ks->private_processes = 0;
-	ks->exited_dropped = 0;
 	ks->children_dropped = 0;
+	mutex_unlock(&ks->children_lock);
 }
 
 /*
@@ -192,9 +195,10 @@ static void ktau_signal_reset(struct ktau_signal *ks)
  * parent's wait() returns ECHILD, and the parent may exit and be
  * released before @p's release folds @p into it: pin the parent as the
  * fold's target and count the fold as pending there, so that the
- * parent's own release waits for it.  A parent that exits first has
- * reparented @p already (forget_original_parent(), under the same lock):
- * @p then folds into its new parent, as its reaper's.
+ * parent's own fold into its parent waits for it (see
+ * ktau_process_release()).  A parent that exits first has reparented @p
+ * already (forget_original_parent(), under the same lock): @p then folds
+ * into its new parent, as its reaper's.
  */
 void ktau_process_autoreap(struct task_struct *p)
 {
@@ -211,72 +215,177 @@ void ktau_process_autoreap(struct task_struct *p)
 }
 
 /*
+ * Released processes whose fold waits for their autoreaped children's:
+ * they have no pid any more, so a clear finds them here.
+ */
+static DEFINE_MUTEX(ktau_deferred_lock);
+static LIST_HEAD(ktau_deferred);
+
+/* After a clear's walk of the tasks: empty the released ones too. */
+void ktau_clear_deferred(void)
+{
+	struct ktau_signal *ks;
+
+	mutex_lock(&ktau_deferred_lock);
+	list_for_each_entry(ks, &ktau_deferred, deferred) {
+		mutex_lock(&ks->lock);
+		ktau_signal_reset(ks);
+		ks->cleared = true;
+		mutex_unlock(&ks->lock);
+	}
+	mutex_unlock(&ktau_deferred_lock);
+}
+
+/*
+ * Fold the totals of released process @p (its threads, its own reaped
+ * children) into @parent's children total.  A process that ran
+ * privileged adds only its count; one a clear emptied after its release
+ * adds nothing.  Sleeps.
+ */
+static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+	struct ktau_signal *pks = &parent->signal->ktau;
+	struct ktau_table *exited, *children;
+	unsigned int processes, private_processes;
+	bool private, cleared;
+	u64 dropped;
+
+	mutex_lock(&ks->lock);
+	exited = ks->exited;
+	ks->exited = NULL;
+	private = ks->private;
+	cleared = ks->cleared;
+	dropped = ks->exited_dropped;
+	mutex_unlock(&ks->lock);
+	mutex_lock(&ks->children_lock);
+	children = ks->children;
+	ks->children = NULL;
+	processes = ks->processes;
+	private_processes = ks->private_processes;
+	dropped += ks->children_dropped;
+	mutex_unlock(&ks->children_lock);
+
+	if (!cleared) {
+		mutex_lock(&pks->children_lock);
+		pks->processes += 1 + processes;
+		if (private) {
+			pks->private_processes += 1 + processes;
+		} else {
+			pks->private_processes += private_processes;
+			if (exited)
+				dropped += ktau_fold_into(&pks->children_lock,
+							  &pks->children,
+							  exited->rec,
+							  exited->nrec);
+			if (children)
+				dropped += ktau_fold_into(&pks->children_lock,
+							  &pks->children,
+							  children->rec,
+							  children->nrec);
+			pks->children_dropped += dropped;
+		}
+		mutex_unlock(&pks->children_lock);
+	}
+	ktau_table_free(exited);
+	ktau_table_free(children);
+}
+
+/*
+ * Fold released process @p into the parent it pinned, or else its real
+ * parent; then, while that fold was the last one a released parent's
+ * own fold waited for, fold that parent on up.  Only the first round's
+ * @p is the caller's, being released: each later one is held through
+ * the pin of the process folded before it.
+ */
+static void ktau_process_fold_up(struct task_struct *p)
+{
+	struct task_struct *held = NULL;
+
+	while (p) {
+		struct ktau_signal *ks = &p->signal->ktau;
+		struct task_struct *parent = ks->fold_parent, *next = NULL;
+		bool pinned = parent;
+
+		ks->fold_parent = NULL;
+		/* its fold or drop is the last thing done with its totals */
+		if (!list_empty(&ks->deferred)) {
+			mutex_lock(&ktau_deferred_lock);
+			list_del_init(&ks->deferred);
+			mutex_unlock(&ktau_deferred_lock);
+		}
+		/*
+		 * The real parent of a process released earlier may be
+		 * gone: one that had no parent to pin folds nowhere.
+		 */
+		if (!parent && !held) {
+			rcu_read_lock();
+			parent = tryget_task_struct(rcu_dereference(p->real_parent));
+			rcu_read_unlock();
+		}
+		if (parent) {
+			ktau_process_fold(p, parent);
+			if (pinned &&
+			    atomic_dec_and_test(&parent->signal->ktau.folds_pending))
+				next = parent;
+			else
+				put_task_struct(parent);
+		}
+		if (held)
+			put_task_struct(held);
+		held = next;
+		p = next;
+	}
+}
+
+/*
  * From release_task(), where the caller may sleep: when the last task of
- * a process goes (its group leader), fold the process's totals (its
- * threads, its own reaped children) into its parent's children total —
- * whether the parent waited for it or it was reaped automatically
- * (SIGCHLD ignored, SA_NOCLDWAIT; the parent pinned then).  Every thread
- * folded itself at its exit, and the children reaped automatically that
- * pinned this process fold before it does, so the totals are complete.
- * A process that ran privileged adds only its count.
+ * a process goes (its group leader), fold the process's totals into its
+ * parent's children total, whether the parent waited for it or it was
+ * reaped automatically (SIGCHLD ignored, SA_NOCLDWAIT; the parent pinned
+ * then).  Every thread folded itself at its exit, but children reaped
+ * automatically may still be on their way out, each to fold into this
+ * process first: @folds_pending counts them, plus one until this
+ * release.  Whoever brings it to zero, this release or the last of those
+ * children's, does this process's fold, so no release ever waits for
+ * another task to be scheduled.  A fold left to a child needs a target
+ * that stays: the parent is pinned like an autoreaped child's, which
+ * readers of its profile see as `pending` (ktau_signal_pending()).
  */
 void ktau_process_release(struct task_struct *p)
 {
 	struct ktau_signal *ks = &p->signal->ktau;
-	struct ktau_table *exited, *children;
-	struct task_struct *parent, *pinned;
-	struct ktau_signal *pks;
-	unsigned int processes, private_processes;
-	bool private;
-	u64 dropped;
+	struct task_struct *parent;
 
 	if (!thread_group_leader(p))
 		return;
-	/* each is on its way out already, in release_task() */
-	wait_var_event(&ks->folds_pending, !atomic_read(&ks->folds_pending));
-	pinned = ks->fold_parent;
-	ks->fold_parent = NULL;
-	parent = pinned;
-	if (!parent) {
+	/*
+	 * No child can pin @p any more (its children were reparented as it
+	 * exited): the count only goes down from here.
+	 */
+	if (atomic_read(&ks->folds_pending) > 1 && !ks->fold_parent) {
 		rcu_read_lock();
 		parent = tryget_task_struct(rcu_dereference(p->real_parent));
 		rcu_read_unlock();
-		if (!parent)
-			return;
+		if (parent) {
+			atomic_inc(&parent->signal->ktau.folds_pending);
+			ks->fold_parent = parent;
+		}
 	}
-
-	mutex_lock(&ks->lock);
-	exited = ks->exited;
-	children = ks->children;
-	ks->exited = NULL;
-	ks->children = NULL;
-	processes = ks->processes;
-	private_processes = ks->private_processes;
-	private = ks->private;
-	dropped = ks->exited_dropped + ks->children_dropped;
-	mutex_unlock(&ks->lock);
-
-	pks = &parent->signal->ktau;
-	mutex_lock(&pks->lock);
-	pks->processes += 1 + processes;
-	if (private) {
-		pks->private_processes += 1 + processes;
-	} else {
-		pks->private_processes += private_processes;
-		if (exited)
-			dropped += ktau_fold_into(pks, &pks->children,
-						  exited->rec, exited->nrec);
-		if (children)
-			dropped += ktau_fold_into(pks, &pks->children,
-						  children->rec, children->nrec);
-		pks->children_dropped += dropped;
+	if (atomic_read(&ks->folds_pending) > 1) {
+		mutex_lock(&ktau_deferred_lock);
+		list_add(&ks->deferred, &ktau_deferred);
+		mutex_unlock(&ktau_deferred_lock);
 	}
-	mutex_unlock(&pks->lock);
-	if (pinned && atomic_dec_and_test(&pks->folds_pending))
-		wake_up_var(&pks->folds_pending);
-	put_task_struct(parent);
-	ktau_table_free(exited);
-	ktau_table_free(children);
+	/* Fully ordered: the pin and the list entry come before. */
+	if (atomic_dec_and_test(&ks->folds_pending))
+		ktau_process_fold_up(p);
+}
+
+/* Folds still to come into a live process's children total. */
+unsigned int ktau_signal_pending(struct ktau_signal *ks)
+{
+	return max(atomic_read(&ks->folds_pending) - 1, 0);
 }
 
 /*
@@ -317,16 +426,26 @@ void ktau_signal_init(struct signal_struct *sig)
 {
 	memset(&sig->ktau, 0, sizeof(sig->ktau));
 	mutex_init(&sig->ktau.lock);
+	mutex_init(&sig->ktau.children_lock);
+	INIT_LIST_HEAD(&sig->ktau.deferred);
+	/* the process's own release: see ktau_process_release() */
+	atomic_set(&sig->ktau.folds_pending, 1);
 }
 
-/* The last task of the process is freed: no reader can see it. */
+/*
+ * The last task of the process is freed: no reader can see it.  It was
+ * released and folded (no fold pending), or never ran (a failed fork:
+ * only its own release pending).
+ */
 void ktau_signal_free(struct signal_struct *sig)
 {
 	WARN_ON_ONCE(sig->ktau.fold_parent ||
-		     atomic_read(&sig->ktau.folds_pending));
+		     atomic_read(&sig->ktau.folds_pending) > 1 ||
+		     !list_empty(&sig->ktau.deferred));
 	ktau_table_free(sig->ktau.exited);
 	ktau_table_free(sig->ktau.children);
 	mutex_destroy(&sig->ktau.lock);
+	mutex_destroy(&sig->ktau.children_lock);
 }
 
 /*

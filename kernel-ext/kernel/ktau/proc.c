@@ -535,6 +535,8 @@ static void ktau_print_task(struct seq_file *m, const struct ktau_block *blk)
 		p = ktau_put_u64(p, '=', blk->processes);
 		p = ktau_put_lit(p, " private");
 		p = ktau_put_u64(p, '=', blk->private_processes);
+		p = ktau_put_lit(p, " pending");
+		p = ktau_put_u64(p, '=', blk->pending);
 		break;
 	default:
 		break;

@@ -457,7 +457,10 @@ int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
 				    task_pid_nr_ns(task, ns));
 }
 
-/* A process's exited or children total, under its lock, as it is. */
+/*
+ * A process's exited or children total, under its lock (the children
+ * total: its children_lock), as it is.
+ */
 static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 			   enum ktau_block_kind kind, pid_t pid)
 {
@@ -473,6 +476,7 @@ static int ktau_view_total(struct ktau_view *v, struct ktau_signal *ks,
 	} else {
 		blk->processes = ks->processes;
 		blk->private_processes = ks->private_processes;
+		blk->pending = ktau_signal_pending(ks);
 		blk->dropped = ks->children_dropped;
 		t = ks->children;
 	}
@@ -611,10 +615,13 @@ int ktau_view_process(struct ktau_view *v, struct task_struct *leader,
 		if (!ret)
 			ret = ktau_block_take_merged(v, blk);
 	}
-	if (!ret)
-		ret = ktau_view_total(v, ks, KTAU_BLOCK_CHILDREN, pid);
 out:
 	mutex_unlock(&ks->lock);
+	if (!ret) {
+		mutex_lock(&ks->children_lock);
+		ret = ktau_view_total(v, ks, KTAU_BLOCK_CHILDREN, pid);
+		mutex_unlock(&ks->children_lock);
+	}
 put:
 	for (i = 0; i < n; i++)
 		put_task_struct(threads[i]);

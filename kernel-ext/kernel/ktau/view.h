@@ -79,6 +79,7 @@ struct ktau_block {
 	unsigned int exited_threads;
 	unsigned int processes;
 	unsigned int private_processes;
+	unsigned int pending;		/* children: folds still to come */
 	u64 dropped;
 	char comm[TASK_COMM_LEN];
 	unsigned int comm_len;
