@@ -412,6 +412,7 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 	memset(b, 0, sizeof(*b));
 	b->lineno = lineno;
 	b->threads = b->exited_threads = b->processes = b->private_processes = b->dropped = -1;
+	b->pending = -1;
 	for (int i = 1; i < ntok; i++) {
 		char *eq = strchr(tok[i], '=');
 		uint64_t x;
@@ -432,7 +433,8 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 				goto bad;
 		} else if (!strcmp(k, "pid") || !strcmp(k, "tid") || !strcmp(k, "threads") ||
 			   !strcmp(k, "exited_threads") || !strcmp(k, "processes") ||
-			   !strcmp(k, "private") || !strcmp(k, "dropped")) {
+			   !strcmp(k, "private") || !strcmp(k, "dropped") ||
+			   !strcmp(k, "pending")) {
 			if (num(v, &x))
 				goto bad;
 			if (!strcmp(k, "pid")) { b->pid = (long)x; have_pid = 1; }
@@ -441,6 +443,7 @@ static int parse_task(struct ktr_block *b, char **tok, int ntok, char *err,
 			else if (!strcmp(k, "exited_threads")) b->exited_threads = (long)x;
 			else if (!strcmp(k, "processes")) b->processes = (long)x;
 			else if (!strcmp(k, "private")) b->private_processes = (long)x;
+			else if (!strcmp(k, "pending")) b->pending = (long)x;
 			else b->dropped = (long)x;
 		} /* unknown keys are skipped, as the format says */
 		continue;
@@ -823,6 +826,36 @@ int ktr_load(const char *path, int once, struct ktr_profile *p, const char *chec
 	}
 	free(text);
 	return 0;
+}
+
+static long pending_folds(struct ktr_profile *p)
+{
+	long n = 0;
+
+	for (size_t i = 0; i < p->nblocks; i++)
+		if (p->blocks[i].pending > 0)
+			n += p->blocks[i].pending;
+	return n;
+}
+
+int ktr_load_settled(const char *path, struct ktr_profile *p, const char *check)
+{
+	for (int tries = 0;; tries++) {
+		long n;
+
+		if (ktr_load(path, 0, p, check))
+			return -1;
+		n = pending_folds(p);
+		if (!n)
+			return 0;
+		if (tries == 1000) {
+			ktr_fail(check, "%s: %ld folds still pending after 10 s", path, n);
+			ktr_free(p);
+			return -1;
+		}
+		ktr_free(p);
+		usleep(10000);
+	}
 }
 
 static void vnote(const char *kind, const char *what, const char *fmt, va_list ap)

@@ -54,6 +54,7 @@ struct ktr_block {
 	long pid, tid;
 	char comm[64];
 	long threads, exited_threads, processes, private_processes, dropped;	/* -1 if absent */
+	long pending;		/* children: folds still to come; -1 if absent */
 	int lineno;
 	struct ktr_rec *funcs;
 	size_t nfuncs, capfuncs;
@@ -129,6 +130,12 @@ void ktr_fmap_free(struct ktr_fmap *m);
 /* Read (once: exactly one read() of up to 1 MiB) and parse a profile.  On
  * failure prints "FAIL: <test>/<check>: <path>: <why>" and returns -1. */
 int ktr_load(const char *path, int once, struct ktr_profile *p, const char *check);
+
+/* ktr_load() (not once) until no children block has folds pending, at
+ * most 10 s: the totals of processes whose autoreaped descendants were
+ * still exiting as they were reaped arrive with the last of those.  0,
+ * or -1 after a FAIL line (a read failed, or still pending after 10 s). */
+int ktr_load_settled(const char *path, struct ktr_profile *p, const char *check);
 
 /* Output protocol: one line per check. */
 extern const char *ktr_test;	/* test name, set by each test's main */

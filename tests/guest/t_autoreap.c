@@ -32,7 +32,8 @@ static void calls(int n)
  * C inherits P's way of not waiting, so G is reaped by the kernel too,
  * and C's waitpid() returns (ECHILD) once G is dead, possibly before G
  * folded into C's children total on its own way out: C then exits at
- * once, and its release must wait for G's fold (G pinned C as it died).
+ * once, and its fold into P is left to G's release (G pinned C as it
+ * died).
  */
 static void child(void)
 {
@@ -70,7 +71,7 @@ static int parent(int nocldwait, int out)
 	/* reaped by the kernel: gone without a wait() */
 	for (tries = 0; tries < 500 && !(kill(c, 0) && errno == ESRCH); tries++)
 		usleep(10000);
-	if (ktr_load("/proc/self/ktau", 0, &p, "load"))
+	if (ktr_load_settled("/proc/self/ktau", &p, "load"))
 		return 1;
 	b = ktr_block_kind(&p, "children", 0);
 	if (b)
@@ -128,8 +129,9 @@ static void run(int nocldwait, const char *name)
 
 /*
  * The same, ROUNDS times: C's waitpid() returns once G is EXIT_DEAD,
- * and C exits while G may still be on its way to its fold, so G's total
- * reaches P only if C's release waits for it.  Every round must be exact.
+ * and C exits while G may still be on its way to its fold: C's release
+ * then leaves its own fold to G's, which reaches P last (P's children
+ * block says `pending` until then).  Every round must be exact.
  */
 #define ROUNDS 40
 

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * release — no wait in release_task() that another task's scheduling
+ * decides.  A process P whose SIGCHLD is ignored has a child C reaped
+ * automatically; C pins P for its fold as it dies.  P's own release (in
+ * its parent's wait()) used to sleep until C had folded, so the reaper
+ * sat in D state for as long as C took to be scheduled.  Now the last of
+ * C's and P's releases folds P on up, and the reaper never waits.
+ *
+ * Each round: C records NCTX user contexts (a table of a few thousand
+ * records, slow to fold), becomes SCHED_IDLE on CPU 0 next to a busy
+ * loop, and exits; P sees C's exit through a pidfd and exits at once; this
+ * process (G) reaps P.  Checks:
+ *   - G's waitpid(P) returns within 100 ms of P seeing C's exit;
+ *   - right after it, G's children block says a fold is pending (C's fold
+ *     was still to come: the round really tested a slow child), in at
+ *     least one round;
+ *   - once nothing is pending, G's children total is exact: every getppid()
+ *     of P and C, 2 processes a round (over what the block held before:
+ *     the test runs in a process that reaped others before its exec).
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PR_KTAU_SET_CONTEXT 0x4b544155
+#define NCTX 1000		/* C's user contexts: 2 records each */
+#define P_CALLS 7
+#define ROUNDS 4
+#define REAP_LIMIT_NS 100000000LL
+
+static volatile uint32_t ctx_word;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* C: NCTX contexts with one getppid() each, then a slow exit on CPU 0. */
+static void slow_child(void)
+{
+	struct sched_param sp = { 0 };
+
+	if (prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&ctx_word, 0UL, 0UL, 0UL))
+		_exit(2);
+	for (uint32_t v = 1; v <= NCTX; v++) {
+		ctx_word = v;
+		syscall(SYS_getppid);
+	}
+	ctx_word = 0;
+	if (pin_to(0) || sched_setscheduler(0, SCHED_IDLE, &sp))
+		_exit(3);
+	_exit(0);
+}
+
+/* P: fork C, let the kernel reap it, exit as soon as it is dead. */
+static void parent(int out)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int64_t t;
+	pid_t c;
+
+	signal(SIGCHLD, SIG_IGN);
+	for (int i = 0; i < P_CALLS; i++)
+		syscall(SYS_getppid);
+	c = fork();
+	if (c == 0)
+		slow_child();
+	if (c < 0)
+		_exit(4);
+	pfd.fd = (int)syscall(SYS_pidfd_open, c, 0);
+	if (pfd.fd < 0 || poll(&pfd, 1, 60000) != 1)
+		_exit(5);
+	t = now_ns();
+	_exit(write(out, &t, sizeof(t)) == sizeof(t) ? 0 : 6);
+}
+
+/* This process's children block: processes and getppid() calls. */
+static int children_now(long *processes, uint64_t *calls)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+
+	*calls = 0;
+	if (ktr_load_settled("/proc/self/ktau", &p, "settle"))
+		return -1;
+	b = ktr_block_kind(&p, "children", 0);
+	*processes = b ? b->processes : -1;
+	if (b)
+		ktr_func(b, "getppid", calls, NULL, NULL);
+	ktr_free(&p);
+	return b ? 0 : -1;
+}
+
+static long pending_now(void)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	long n = -1;
+
+	if (ktr_load("/proc/self/ktau", 0, &p, "pending-read"))
+		return -1;
+	b = ktr_block_kind(&p, "children", 0);
+	if (b)
+		n = b->pending;
+	ktr_free(&p);
+	return n;
+}
+
+/*
+ * One scenario: fork P (and so C), reap P.  *delay: from P seeing C's
+ * exit to P reaped; *pending: this process's pending folds right after.
+ * 0, or -1 after a FAIL line.
+ */
+static int one_round(int r, int64_t *delay, long *pending)
+{
+	int64_t seen = 0;
+	int fds[2], status = -1;
+	pid_t p;
+
+	if (pipe(fds)) {
+		ktr_fail("setup", "pipe: %s", strerror(errno));
+		return -1;
+	}
+	p = fork();
+	if (p == 0) {
+		close(fds[0]);
+		parent(fds[1]);
+	}
+	close(fds[1]);
+	if (p < 0 || read(fds[0], &seen, sizeof(seen)) != sizeof(seen)) {
+		ktr_fail("round", "round %d: P reported no exit of C", r);
+		close(fds[0]);
+		if (p > 0)
+			waitpid(p, NULL, 0);
+		return -1;
+	}
+	close(fds[0]);
+	waitpid(p, &status, 0);
+	*delay = now_ns() - seen;
+	*pending = pending_now();
+	if (status) {
+		ktr_fail("round", "round %d: P's exit status %d", r, status);
+		return -1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	int64_t worst = 0, settle_ns = 0, delay, t0;
+	int deferred = 0, late = 0, rounds = 0;
+	long processes0, processes, pending;
+	uint64_t calls0, calls;
+	pid_t busy;
+
+	ktr_init("release");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ktr_fail("cpus", "needs 2 CPUs: the busy loop takes CPU 0");
+		return ktr_exit();
+	}
+	if (children_now(&processes0, &calls0)) {
+		ktr_fail("setup", "no children block in /proc/self/ktau");
+		return ktr_exit();
+	}
+	busy = fork();
+	if (busy == 0) {
+		if (pin_to(0))
+			_exit(2);
+		for (;;)
+			;
+	}
+	if (busy < 0 || pin_to(1)) {
+		ktr_fail("setup", "busy loop or CPU 1: %s", strerror(errno));
+		return ktr_exit();
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		if (one_round(r, &delay, &pending))
+			break;
+		if (delay > worst)
+			worst = delay;
+		late += delay > REAP_LIMIT_NS;
+		deferred += pending > 0;
+		t0 = now_ns();
+		if (children_now(&processes, &calls))
+			break;
+		settle_ns += now_ns() - t0;
+		ktr_info("round", "%d: reaped %" PRId64 " us after C's exit, pending %ld, "
+			 "settled %" PRId64 " ms later", r, delay / 1000, pending,
+			 (now_ns() - t0) / 1000000);
+		processes -= processes0;
+		calls -= calls0;
+		if (processes != 2 * (r + 1) ||
+		    calls != (uint64_t)(r + 1) * (NCTX + P_CALLS)) {
+			ktr_fail("exact", "round %d: the children block gained processes=%ld "
+				 "getppid=%" PRIu64 ", expected %d and %d", r, processes,
+				 calls, 2 * (r + 1), (r + 1) * (NCTX + P_CALLS));
+			break;
+		}
+		rounds++;
+	}
+	ktr_check(rounds == ROUNDS, "rounds", "%d of %d rounds completed", rounds, ROUNDS);
+	if (rounds == ROUNDS)
+		ktr_pass("exact");
+	ktr_info("times", "worst reap %" PRId64 " us after P saw C's exit; C's fold "
+		 "arrived %" PRId64 " ms after the reap on average (what the reaper "
+		 "used to wait)", worst / 1000, settle_ns / ROUNDS / 1000000);
+	ktr_check(!late, "reap-not-delayed", "%d of %d reaps of P took more than 100 ms "
+		  "after C's exit (worst %" PRId64 " us)", late, ROUNDS, worst / 1000);
+	ktr_check(deferred > 0, "slow-child-tested", "in no round was C's fold still "
+		  "to come when P was reaped: the test did not exercise a slow child");
+
+	/*
+	 * A clear while P's fold waits for C's: P has no pid any more, and
+	 * the clear must empty it all the same.  Nothing from before the
+	 * clear may reach this process's children block.
+	 */
+	pending = 0;
+	for (int r = ROUNDS; r < ROUNDS + 8 && pending <= 0; r++) {
+		if (one_round(r, &delay, &pending))
+			break;
+		/* C was quick this time: let it end before the next round */
+		if (pending <= 0 && children_now(&processes, &calls))
+			break;
+	}
+	if (pending > 0) {
+		if (ktr_ctl("clear")) {
+			ktr_fail("clear-while-pending", "clear: %s", strerror(errno));
+		} else if (children_now(&processes, &calls) == 0) {
+			ktr_check(processes == 0 && calls == 0, "clear-while-pending",
+				  "after a clear while P's fold was pending, the children "
+				  "block shows processes=%ld getppid=%" PRIu64 ", expected 0 "
+				  "and 0", processes, calls);
+		}
+	} else {
+		ktr_fail("clear-while-pending", "in 8 rounds C's fold never was still "
+			 "to come when P was reaped (pending %ld)", pending);
+	}
+	kill(busy, SIGKILL);
+	waitpid(busy, NULL, 0);
+	return ktr_exit();
+}
