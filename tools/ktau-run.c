@@ -109,8 +109,10 @@ static const char usage_text[] =
 "\n"
 "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to ktau-run are forwarded to\n"
 "COMMAND (a terminal's Ctrl-C reaches COMMAND directly and is not sent twice).\n"
-"A descendant that ignores SIGCHLD has its children reaped by the kernel\n"
-"unwaited: their profiles are not kept (as with getrusage's children times).\n"
+"Children that a descendant lets the kernel reap (SIGCHLD ignored) count\n"
+"too. A process reaped while such children of its own were still exiting\n"
+"reaches the totals when the last of them has: ktau-run waits for those\n"
+"(at most 10 s; the report says if any were still missing).\n"
 "\n"
 "Exit status:\n"
 "  COMMAND's exit status, or 128 + N when a signal N killed it\n"
@@ -236,6 +238,32 @@ static const struct ktau_block *children_block(const struct ktau_profile *p, siz
 	return NULL;
 }
 
+/*
+ * The snapshot after the last reap, once the children block has every
+ * reaped process's totals: a process reaped while children the kernel
+ * reaps for it were still exiting folds in after the last of them, which
+ * the block counts as `pending`.  10 s at most; *pending is what is left.
+ */
+static int take_settled_snapshot(struct snapshot *s, uint64_t *pending)
+{
+	for (int tries = 0;; tries++) {
+		const struct ktau_block *b;
+
+		if (take_snapshot(s, "after"))
+			return -1;
+		b = children_block(s->profile, NULL);
+		*pending = b ? ktau_block_pending(b) : 0;
+		if (!*pending || tries == 1000)
+			return 0;
+		if (tries == 100)
+			fprintf(stderr, "ktau-run: waiting for the totals of %llu reaped "
+				"process%s still folding in\n", (unsigned long long)*pending,
+				*pending == 1 ? "" : "es");
+		snapshot_free(s);
+		usleep(10000);
+	}
+}
+
 /* What the report shows. */
 struct report {
 	char command_line[1024];
@@ -244,6 +272,7 @@ struct report {
 	const struct ktau_block *block;	/* the command's: its children block */
 	size_t block_index;
 	uint64_t processes;
+	uint64_t pending;		/* reaped processes not folded in yet */
 	bool cleared;			/* counters were cleared during the run */
 };
 
@@ -313,6 +342,10 @@ static int print_report(FILE *out, const struct report *r, const struct options 
 		fprintf(out, "# note: descendants still running are not included%s\n",
 			o->follow ? " (the wait for them was interrupted)"
 				  : " (--follow waits for them)");
+	if (r->pending)
+		fprintf(out, "# warning: %llu reaped process%s not folded in after 10 s: "
+			"not included\n", (unsigned long long)r->pending,
+			r->pending == 1 ? " was" : "es were");
 	if (r->cleared)
 		fprintf(out, "# warning: the profiles were cleared while the command ran: "
 			"this is only what was recorded since\n");
@@ -552,7 +585,7 @@ static int run(const struct options *o)
 		code = r.run.exec_errno == ENOENT ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;
 		goto out;
 	}
-	if (take_snapshot(&after, "after") || build_report(&r, &before, &after))
+	if (take_settled_snapshot(&after, &r.pending) || build_report(&r, &before, &after))
 		goto failed_after_run;
 	if (print_report(stderr, &r, o)) {
 		fprintf(stderr, "ktau-run: out of memory\n");

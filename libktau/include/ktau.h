@@ -385,8 +385,8 @@ KTAU_API int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src
  * path keeps it as its prefix). Events keep dst's min and max: they
  * describe the whole run up to the later snapshot, not the interval. Open
  * records are dst's: they are what ran at the later snapshot. threads,
- * exited_threads, processes and private keep dst's values; dropped is
- * subtracted.
+ * exited_threads, processes, private and pending keep dst's values;
+ * dropped is subtracted.
  */
 KTAU_API int ktau_block_subtract(struct ktau_block *dst, const struct ktau_block *src);
 
@@ -1095,6 +1095,15 @@ KTAU_API struct ktau_profile *ktau_profile_with_open(const struct ktau_profile *
 /* children blocks: how many of the processes ran privileged and add only
  * their count (task field private=; 0 in a version 1 file). */
 KTAU_API uint64_t ktau_block_private(const struct ktau_block *b);
+
+/*
+ * children blocks (since 1.4): how many reaped children's totals are still
+ * to come (task field pending=; 0 when absent). A child reaped while its
+ * own children, reaped automatically, were still exiting folds in when
+ * the last of them has: until then its numbers are not in the block.
+ * Read again until this is 0 for the complete totals.
+ */
+KTAU_API uint64_t ktau_block_pending(const struct ktau_block *b);
 
 /* ---- traces: when things happened (since 1.1, version node KTAU_1.1) --- */
 

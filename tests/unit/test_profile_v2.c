@@ -169,15 +169,22 @@ TEST(v2_private_children)
 {
 	struct ktau_profile *p = parse_str(
 		"ktau-profile 2\ntsc_khz 1000\nscope process\n"
-		"task kind=children pid=5 tid=0 comm=- processes=4 private=3 dropped=0\n"
+		"task kind=children pid=5 tid=0 comm=- processes=4 private=3 pending=2 dropped=0\n"
 		"end\n", NULL);
-	struct ktau_profile *sum;
+	struct ktau_profile *sum, *diff;
 
 	ASSERT_NOT_NULL(p);
 	ASSERT_EQ_U64(3, ktau_block_private(ktau_profile_block(p, 0)));
+	ASSERT_EQ_U64(2, ktau_block_pending(ktau_profile_block(p, 0)));
 	sum = ktau_profile_sum(p, p);
 	ASSERT_NOT_NULL(sum);
 	ASSERT_EQ_U64(6, ktau_block_private(ktau_profile_block(sum, 0)));
+	ASSERT_EQ_U64(4, ktau_block_pending(ktau_profile_block(sum, 0)));
+	diff = ktau_profile_diff(p, sum);
+	ASSERT_NOT_NULL(diff);
+	/* a diff keeps the later snapshot's */
+	ASSERT_EQ_U64(4, ktau_block_pending(ktau_profile_block(diff, 0)));
+	ktau_profile_free(diff);
 	ktau_profile_free(sum);
 	ktau_profile_free(p);
 }
@@ -205,6 +212,7 @@ TEST(v1_edges_are_two_element_paths)
 	ASSERT_EQ(1, ktau_block_edge_count(b));
 	ASSERT_EQ(0, ktau_block_open_count(b));
 	ASSERT_EQ_U64(0, ktau_block_private(ktau_profile_block(p, 1)));
+	ASSERT_EQ_U64(0, ktau_block_pending(ktau_profile_block(p, 1)));
 	ktau_profile_free(p);
 }
 

@@ -381,6 +381,7 @@ struct task_fields {
 	const char *comm;
 	size_t comm_len;
 	uint64_t pid, tid, threads, exited_threads, processes, dropped, private_processes;
+	uint64_t pending;
 	unsigned int seen;
 };
 
@@ -399,6 +400,7 @@ static int parse_task_field(struct parser *ps, size_t i, struct task_fields *t)
 		{ "processes", offsetof(struct task_fields, processes) },
 		{ "dropped", offsetof(struct task_fields, dropped) },
 		{ "private", offsetof(struct task_fields, private_processes) },
+		{ "pending", offsetof(struct task_fields, pending) },
 	};
 	const char *word = ps->w->word[i], *eq, *val;
 	size_t len = ps->w->len[i], key_len, val_len, k;
@@ -518,6 +520,7 @@ static int parse_task(struct parser *ps)
 	b->processes = t.processes;
 	b->dropped = t.dropped;
 	b->private_processes = t.private_processes;
+	b->pending = t.pending;
 	b->line = ps->line;
 	b->edges_own = ps->p->version == 1;
 	ps->block = b;

@@ -236,6 +236,11 @@ uint64_t ktau_block_private(const struct ktau_block *b)
 	return b->private_processes;
 }
 
+uint64_t ktau_block_pending(const struct ktau_block *b)
+{
+	return b->pending;
+}
+
 size_t ktau_block_path_count(const struct ktau_block *b)
 {
 	return b->nr_paths;

@@ -255,6 +255,7 @@ int ktau_block_add(struct ktau_block *dst, const struct ktau_block *src)
 	    (ret = add_events(&tmp, src)) ||
 	    (ret = add_opens(&tmp, src)) ||
 	    (ret = add(&tmp.private_processes, src->private_processes)) ||
+	    (ret = add(&tmp.pending, src->pending)) ||
 	    (ret = add(&tmp.threads, threads)) ||
 	    (ret = add(&tmp.exited_threads, src->exited_threads)) ||
 	    (ret = add(&tmp.processes, src->processes)) ||

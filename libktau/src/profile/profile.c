@@ -275,6 +275,7 @@ struct ktau_block *ktau__profile_clone_block(struct ktau_profile *dst,
 	b->processes = src->processes;
 	b->dropped = src->dropped;
 	b->private_processes = src->private_processes;
+	b->pending = src->pending;
 	b->line = src->line;
 	b->edges_own = src->edges_own;
 	if (ktau__block_copy_records(b, src)) {

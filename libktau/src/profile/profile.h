@@ -44,6 +44,7 @@ struct ktau_block {
 	uint64_t processes;
 	uint64_t dropped;
 	uint64_t private_processes;
+	uint64_t pending;	/* children: folds still to come */
 	unsigned int line;
 	/*
 	 * Which of edges and paths are the block's own records: true for a
