@@ -11,10 +11,16 @@
  * records, slow to fold), becomes SCHED_IDLE on CPU 0 next to a busy
  * loop, and exits; P sees C's exit through a pidfd and exits at once; this
  * process (G) reaps P.  Checks:
- *   - G's waitpid(P) returns within 100 ms of P seeing C's exit;
- *   - right after it, G's children block says a fold is pending (C's fold
- *     was still to come: the round really tested a slow child), in at
- *     least one round;
+ *   - in at least one round, right after the reap, G's children block
+ *     says a fold is pending (C's fold was still to come: the round really
+ *     tested a slow child; EEVDF sometimes gives C the slice it needs);
+ *   - in every such round, G's waitpid(P) returned within 100 ms of P
+ *     seeing C's exit, or else at least 20 times sooner than C's fold
+ *     arrived.  The second bound is for the KASAN kernel under TCG on a
+ *     loaded host, where P's exit alone takes 30-160 ms of the guest's
+ *     clock (which follows the host's) while C's fold takes 8-30 s: a
+ *     reap that waited for C, as it used to, or for a lock C holds while
+ *     folding, fails both;
  *   - once nothing is pending, G's children total is exact: every getppid()
  *     of P and C, 2 processes a round (over what the block held before:
  *     the test runs in a process that reaped others before its exec).
@@ -199,19 +205,24 @@ int main(void)
 		return ktr_exit();
 	}
 	for (int r = 0; r < ROUNDS; r++) {
+		int64_t settle;
+
 		if (one_round(r, &delay, &pending))
 			break;
-		if (delay > worst)
-			worst = delay;
-		late += delay > REAP_LIMIT_NS;
-		deferred += pending > 0;
 		t0 = now_ns();
 		if (children_now(&processes, &calls))
 			break;
-		settle_ns += now_ns() - t0;
+		settle = now_ns() - t0;
 		ktr_info("round", "%d: reaped %" PRId64 " us after C's exit, pending %ld, "
-			 "settled %" PRId64 " ms later", r, delay / 1000, pending,
-			 (now_ns() - t0) / 1000000);
+			 "C's fold arrived %" PRId64 " ms later", r, delay / 1000, pending,
+			 settle / 1000000);
+		if (pending > 0) {
+			deferred++;
+			settle_ns += settle;
+			if (delay > worst)
+				worst = delay;
+			late += delay > REAP_LIMIT_NS && delay * 20 > settle;
+		}
 		processes -= processes0;
 		calls -= calls0;
 		if (processes != 2 * (r + 1) ||
@@ -226,11 +237,14 @@ int main(void)
 	ktr_check(rounds == ROUNDS, "rounds", "%d of %d rounds completed", rounds, ROUNDS);
 	if (rounds == ROUNDS)
 		ktr_pass("exact");
-	ktr_info("times", "worst reap %" PRId64 " us after P saw C's exit; C's fold "
-		 "arrived %" PRId64 " ms after the reap on average (what the reaper "
-		 "used to wait)", worst / 1000, settle_ns / ROUNDS / 1000000);
-	ktr_check(!late, "reap-not-delayed", "%d of %d reaps of P took more than 100 ms "
-		  "after C's exit (worst %" PRId64 " us)", late, ROUNDS, worst / 1000);
+	if (deferred)
+		ktr_info("times", "%d rounds with a slow child: worst reap %" PRId64 " us "
+			 "after P saw C's exit; C's fold arrived %" PRId64 " ms after the "
+			 "reap on average (what the reaper used to wait)", deferred,
+			 worst / 1000, settle_ns / deferred / 1000000);
+	ktr_check(!late, "reap-not-delayed", "%d of %d reaps of P with a slow child took "
+		  "more than 100 ms after C's exit and more than 1/20 of C's fold "
+		  "(worst %" PRId64 " us)", late, deferred, worst / 1000);
 	ktr_check(deferred > 0, "slow-child-tested", "in no round was C's fold still "
 		  "to come when P was reaped: the test did not exercise a slow child");
 
