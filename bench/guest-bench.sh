@@ -33,10 +33,12 @@ control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
 # (a pipe round trip's cost before its switches are timed); "all" adds
 # the kernel and event groups (read() then also records its read_bytes
 # event).  The user context rows run last: "ctx" with a word registered,
-# "ctxgone" after the last registered word is gone (system calls back to
+# "ctxother" in a task without a word while another process's word holds
+# the context key on, "ctxgone" once the last registered word is gone and
+# the key, which lingers a second, has turned off (system calls back to
 # row "on").
 ON_GROUPS='syscall softirq irq sched exception'
-ktau_rows() {	# off, on, sysonly, all, ctx, ctxgone, traceonly, traceprof
+ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, traceprof
 	control 'disable all'
 	$B/syscost off
 	control "enable $ON_GROUPS"
@@ -49,6 +51,8 @@ ktau_rows() {	# off, on, sysonly, all, ctx, ctxgone, traceonly, traceprof
 	control 'disable all'
 	control "enable $ON_GROUPS"
 	$B/syscost ctx --context || echo "BENCH ctx.unavailable the kernel refused the user context word"
+	$B/syscost ctxother --context-other ||
+		echo "BENCH ctxother.unavailable the kernel refused the user context word"
 	$B/syscost ctxgone --context-gone ||
 		echo "BENCH ctxgone.unavailable the kernel refused the user context word"
 	trace_rows

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The `memory` line of /proc/ktau/control, for the benchmarks. */
+/* Lines of /proc/ktau/control, for the benchmarks. */
 #ifndef KTAU_BENCH_CONTROL_H
 #define KTAU_BENCH_CONTROL_H
 
 /* Tasks with a ktau profile and the bytes those profiles take; -1 on error. */
 int ktau_memory(unsigned long *tasks, unsigned long *bytes);
+
+/* Threads with a registered user context word (`contexts`); -1 on error. */
+long ktau_contexts(void);
 
 #endif

@@ -5,15 +5,20 @@
  * `qemu -icount shift=0` (see icount.h); each value is the minimum over
  * several runs minus the same loop with an empty body.
  *
- *   syscost LABEL [--context | --context-gone]
+ *   syscost LABEL [--context | --context-other | --context-gone]
  *
  * Prints "BENCH LABEL.OP VALUE" for OP in getpid read16 close_ebadf
  * pipe_rtt page_fault.  --context registers a ktau user context word
  * (prctl(PR_KTAU_SET_CONTEXT)) and stores a routine id into it before
  * each operation, as libktau's merged profiler does; it fails (exit 1)
- * when the kernel refuses the word.  --context-gone registers a word and
- * unregisters it before measuring: once the last registered word is gone,
- * system calls must cost what they did before any was registered.
+ * when the kernel refuses the word.  --context-other measures a task
+ * without a word while another process holds one (the kernel's context
+ * key on): what a word costs the system calls of everyone else.
+ * --context-gone registers a word and unregisters it, then waits until
+ * no thread has one (the control file's `contexts 0`) and the key has
+ * turned off (it lingers a second after the last word: 1.5 s), before
+ * measuring: once the last registered word is gone, system calls must
+ * cost what they did before any was registered.
  * "syscost --calibrate" checks the
  * clock: a 2-instruction loop must read 2.000 per iteration.
  * The pipe round trip runs both ends SCHED_FIFO (root only).
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "icount.h"
+#include "ktau_control.h"
 
 #ifndef PR_KTAU_SET_CONTEXT
 #define PR_KTAU_SET_CONTEXT 0x4b544155
@@ -118,22 +124,32 @@ static void round_trip_policy(int policy)
 	}
 }
 
-/* The other end of the round trip: echo each byte back until EOF. */
-static pid_t echo_child(struct bench_state *s)
+/* Make @n pipes in @fds, then fork(); exit 1 when either fails. */
+static pid_t fork_with_pipes(int (*fds)[2], int n)
 {
-	int down[2], up[2];
 	pid_t pid;
-	char c;
 
-	if (pipe(down) || pipe(up)) {
-		perror("syscost: pipe");
-		exit(1);
+	for (int i = 0; i < n; i++) {
+		if (pipe(fds[i])) {
+			perror("syscost: pipe");
+			exit(1);
+		}
 	}
 	pid = fork();
 	if (pid < 0) {
 		perror("syscost: fork");
 		exit(1);
 	}
+	return pid;
+}
+
+/* The other end of the round trip: echo each byte back until EOF. */
+static pid_t echo_child(struct bench_state *s)
+{
+	int fds[2][2], *down = fds[0], *up = fds[1];
+	pid_t pid = fork_with_pipes(fds, 2);
+	char c;
+
 	if (pid == 0) {
 		close(down[1]);
 		close(up[0]);
@@ -147,6 +163,56 @@ static pid_t echo_child(struct bench_state *s)
 	s->to_child = down[1];
 	s->from_child = up[0];
 	return pid;
+}
+
+/*
+ * Another process that registers a context word and holds it until it
+ * is killed; fails (exit 1) when the kernel refuses the word.
+ */
+static pid_t word_holder(void)
+{
+	static volatile uint32_t held;
+	int fds[1][2], *ready = fds[0];
+	pid_t pid = fork_with_pipes(fds, 1);
+	char c;
+
+	if (pid == 0) {
+		close(ready[0]);
+		c = prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&held, 0UL, 0UL, 0UL) ? 'E' : 'R';
+		if (write(ready[1], &c, 1) != 1 || c != 'R')
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1 || c != 'R') {
+		fprintf(stderr, "syscost: the kernel refused the other process's context word\n");
+		exit(1);
+	}
+	close(ready[0]);
+	return pid;
+}
+
+/*
+ * The context key stays on a second (HZ) after the last word is gone:
+ * wait until no thread has one (another benchmark's process may still be
+ * exiting), then longer than that.  Under -icount with sleep=off the
+ * guest's idle time costs no host time.
+ */
+static void wait_context_key_off(void)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	const struct timespec linger = { 1, 500 * 1000 * 1000 };
+	long n;
+	int i;
+
+	for (i = 0; (n = ktau_contexts()) > 0 && i < 3000; i++)
+		nanosleep(&tick, NULL);
+	if (n > 0)
+		fprintf(stderr, "syscost: %ld context words still registered\n", n);
+	else if (n < 0)
+		fprintf(stderr, "syscost: no `contexts` line in /proc/ktau/control\n");
+	nanosleep(&linger, NULL);
 }
 
 /*
@@ -209,7 +275,7 @@ int main(int argc, char **argv)
 	static volatile uint32_t word;
 	struct bench_state s = { 0 };
 	const char *label;
-	pid_t child;
+	pid_t child, holder = 0;
 	int status;
 
 	if (argc == 2 && !strcmp(argv[1], "--calibrate")) {
@@ -217,13 +283,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || argc > 3 ||
-	    (argc == 3 && strcmp(argv[2], "--context") && strcmp(argv[2], "--context-gone"))) {
-		fprintf(stderr, "usage: syscost LABEL [--context | --context-gone] | "
+	    (argc == 3 && strcmp(argv[2], "--context") && strcmp(argv[2], "--context-other") &&
+	     strcmp(argv[2], "--context-gone"))) {
+		fprintf(stderr, "usage: syscost LABEL [--context | --context-other | --context-gone] | "
 			"syscost --calibrate\n");
 		return 2;
 	}
 	label = argv[1];
-	if (argc == 3) {
+	if (argc == 3 && !strcmp(argv[2], "--context-other")) {
+		holder = word_holder();
+	} else if (argc == 3) {
 		if (prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&word, 0UL, 0UL, 0UL)) {
 			perror("syscost: prctl(PR_KTAU_SET_CONTEXT)");
 			return 1;
@@ -235,6 +304,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			s.word = NULL;
+			wait_context_key_off();
 		}
 	}
 	s.zero_fd = open("/dev/zero", O_RDONLY);
@@ -259,6 +329,10 @@ int main(int argc, char **argv)
 	close(s.to_child);
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) {
 		fprintf(stderr, "syscost: the pipe child did not exit cleanly\n");
+		return 1;
+	}
+	if (holder && (kill(holder, SIGKILL) || waitpid(holder, &status, 0) != holder)) {
+		fprintf(stderr, "syscost: the word's holder did not end\n");
 		return 1;
 	}
 	return 0;

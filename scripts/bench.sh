@@ -127,7 +127,7 @@ if [ -n "$only" ]; then
 fi
 if [ -n "$quick" ]; then
 	awk '$2 ~ /^nokt\./ { split($2, k, "."); base[k[2]] = $3 }
-	     $2 ~ /^(off|on|sysonly|all|ctx|ctxgone|traceonly|traceprof)\./ { split($2, k, ".");
+	     $2 ~ /^(off|on|sysonly|all|ctx|ctxother|ctxgone|traceonly|traceprof)\./ { split($2, k, ".");
 		printf "%-24s %12.1f  (%+.1f)\n", $2, $3, $3 - base[k[2]] }' \
 		"$out"/bench-nokt.txt "$out"/bench-ktau.txt
 	exit 0

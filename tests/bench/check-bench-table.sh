@@ -17,10 +17,13 @@ check_group=bench-table
 . "$top/tests/lib/check.sh"
 
 # A run's lines as the guests print them: every op of the compiled-out
-# kernel, ktau off, on, and on with the system call group alone.
+# kernel, ktau off, on, on with the system call group alone, in a task
+# without a context word while another's holds the key on (row 3 + 4),
+# and after the last word is gone (row 3 + 2).
 {
 	for row in "nokt 207 399 213 7612 5986" "off 207 399 213 7616 5990" \
-		"on 253 445 259 8045 6054" "sysonly 253 445 259 7801 5990"; do
+		"on 253 445 259 8045 6054" "sysonly 253 445 259 7801 5990" \
+		"ctxother 257 449 263 8049 6058" "ctxgone 255 447 261 8045 6054"; do
 		# shellcheck disable=SC2086 # the words of the row
 		set -- $row
 		echo "BENCH $1.getpid $2"
@@ -78,6 +81,31 @@ check pipe-181 $? "at +181: '$(line 'pipe round trip:')'"
 edge 7792
 [ "$(verdict 'pipe round trip: <= +180')" = met ]
 check pipe-180 $? "at +180: '$(line 'pipe round trip:')'"
+
+# issue 32: row 4c within 4 of row 3 on each system call, row 4b within 2
+expect row-4c '4c ktau on, a task with no word' \
+	"4c ktau on, a task with no word, the key on (vs 1) 257 (+50) 449 (+50) 263 (+50) 8049 (+437) 6058 (+72)"
+expect key-on-met 'a task with no word, the key on:' \
+	"a task with no word, the key on: within 4 of row 3 getpid +4, read +4, close +4 (vs row 3) met"
+expect key-gone-met 'the key gone with the last word:' \
+	"the key gone with the last word: within 2 of row 3 getpid +2, read +2, close +2 (vs row 3) met"
+with() {	# with KEY VALUE: the run with BENCH KEY's value replaced
+	sed "s/^BENCH $1 .*/BENCH $1 $2/" "$tmp/run.txt" >"$tmp/with.txt"
+	out=$("$table" "$tmp/with.txt" 2>&1)
+}
+with ctxother.read16 450
+[ "$(verdict 'a task with no word, the key on:')" = "NOT met" ]
+check key-on-5 $? "read at +5: '$(line 'a task with no word, the key on:')'"
+with ctxother.close_ebadf 254
+[ "$(verdict 'a task with no word, the key on:')" = met ]
+check key-on-less $? "close at -5: '$(line 'a task with no word, the key on:')'"
+with ctxgone.getpid 256
+[ "$(verdict 'the key gone with the last word:')" = "NOT met" ]
+check key-gone-3 $? "getpid at +3: '$(line 'the key gone with the last word:')'"
+grep -v '^BENCH ctxother\.' "$tmp/run.txt" >"$tmp/noother.txt"
+out=$("$table" "$tmp/noother.txt" 2>&1)
+expect key-on-unmeasured 'a task with no word, the key on:' \
+	"a task with no word, the key on: within 4 of row 3 - NOT measured"
 
 # without row 3s the round trip is printed whole
 grep -v '^BENCH sysonly\.' "$tmp/run.txt" >"$tmp/nosys.txt"

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 
 struct task_struct;
 struct signal_struct;
@@ -65,7 +66,7 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
 extern struct static_key_false ktau_sysfast_key;
-extern struct static_key_false ktau_context_key;
+extern struct static_key_false_deferred ktau_context_key;
 extern struct static_key_false ktau_trace_key;
 
 /*
@@ -255,10 +256,11 @@ static __always_inline bool ktau_key_moves_bytes(u32 key)
 /*
  * Open the bottom frame of a kernel entry from user mode, where nothing
  * of the task can be open: function id @fid, its record key carrying the
- * user context word's value when some thread has one registered
- * (ktau_context_key) as the record of that value.  Its stop finds the
- * record through the key's hint
- * (ktau_close_root_fast()).  Interrupts are off.
+ * value of the task's user context word, when it has one, as the record
+ * of that value (looked for while ktau_context_key is on: some thread
+ * has a word, or had one less than a second ago).  Its stop finds the
+ * record through the key's hint (ktau_close_root_fast()).  Interrupts
+ * are off.
  */
 static __always_inline void ktau_open_root(struct task_struct *tsk,
 					   struct ktau_task *kt,
@@ -271,7 +273,7 @@ static __always_inline void ktau_open_root(struct task_struct *tsk,
 	kt->stack[0].start = ktau_arch_now();
 	ktau_arch_zero64(&kt->stack[0].child);
 	kt->stack[0].key = low;
-	if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+	if (static_branch_unlikely(&ktau_context_key.key) && kt->ctx_word)
 		ktau_root_ctx(tsk, kt, low);
 	kt->state = READ_ONCE(ktau_gen_state);
 }
@@ -287,8 +289,9 @@ static __always_inline void ktau_open_root(struct task_struct *tsk,
  * is a 64-bit call's.  The
  * stack starts empty (nothing of the task can be open in user mode); the
  * call's frame is the bottom one, its function id is the number, and its
- * record key carries the user context word's value when some thread has
- * one registered (ktau_context_key).
+ * record key carries the user context word's value when the task has
+ * one registered (looked for while ktau_context_key is on: some thread
+ * has a word, or had one less than a second ago).
  */
 static __always_inline long ktau_syscall_enter(const struct pt_regs *regs,
 					       long nr)

@@ -11,31 +11,46 @@
  * closes are keyed by its value: the ctx column of the profile.  A word
  * that cannot be read without faulting counts as context 0.
  *
- * Registrations are counted: while no thread has a word, the system
- * call entry does not look for one (ktau_context_key is off).
+ * Registrations are counted, and the system call entry looks for a
+ * word only while ktau_context_key is on: from the first registration
+ * until about a second (its timeout, HZ) after the last word is gone.
+ * The key is deferred because every change of a static key patches
+ * kernel text, which interrupts every CPU: a thread that registers and
+ * unregisters in a loop, or forks registered children that exit, would
+ * otherwise make any unprivileged user an IPI storm.  Deferred, the put
+ * that leaves no word arms a timer of a second, and the key goes off when
+ * it fires if no word is registered then: it goes off at most once a
+ * second, and on again at most once per off, whatever tasks do.
  */
-#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/prctl.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
 
-DEFINE_STATIC_KEY_FALSE(ktau_context_key);
+DEFINE_STATIC_KEY_DEFERRED_FALSE(ktau_context_key, HZ);
 static atomic_t ktau_nr_contexts = ATOMIC_INIT(0);
 
-/* A thread's word was registered (or inherited at fork).  May sleep. */
+/*
+ * A thread's word was registered (or inherited at fork).  May sleep: it
+ * patches the text when the key was off.
+ */
 void ktau_context_get(void)
 {
 	atomic_inc(&ktau_nr_contexts);
-	static_branch_inc(&ktau_context_key);
+	static_branch_deferred_inc(&ktau_context_key);
 }
 
-/* A registered word was dropped (unregister, exec, exit).  May sleep. */
+/*
+ * A registered word was dropped (unregister, exec, exit, a failed fork).
+ * Does not sleep: the last put only schedules the key's delayed work,
+ * which turns the key off a timeout later unless a word came back.
+ */
 void ktau_context_put(void)
 {
 	atomic_dec(&ktau_nr_contexts);
-	static_branch_dec(&ktau_context_key);
+	static_branch_slow_dec_deferred(&ktau_context_key);
 }
 
 unsigned int ktau_contexts(void)

@@ -584,7 +584,7 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 		return false;
 	if (!d) {
 		kt->stack[0].key = KTAU_REC_LOW(fid);
-		if (static_branch_unlikely(&ktau_context_key) && kt->ctx_word)
+		if (static_branch_unlikely(&ktau_context_key.key) && kt->ctx_word)
 			ktau_root_ctx(tsk, kt, KTAU_REC_LOW(fid));
 		key = kt->stack[0].key;
 	} else {
