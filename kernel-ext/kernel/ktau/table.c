@@ -188,8 +188,35 @@ void ktau_table_free_rcu(struct ktau_table *t)
 }
 
 /*
+ * The most records a table can hold in the memory a table of @maxrec
+ * records takes (a kmalloc bucket or a power of two of pages): a table of
+ * twice 48 records takes 2672 bytes of a 4096-byte bucket, where 144 fit.
+ * The index may take the next power of two if the records then fit.
+ */
+static unsigned int ktau_table_fill(unsigned int maxrec)
+{
+	size_t room = ktau_table_footprint(maxrec), fixed;
+	unsigned int bits, n, best = maxrec;
+
+	for (bits = ktau_index_bits(maxrec);
+	     bits <= ktau_index_bits(maxrec) + 1; bits++) {
+		fixed = struct_size_t(struct ktau_table, rec, 0) + sizeof(u64) +
+			(sizeof(u16) << bits);
+		if (fixed >= room)
+			break;
+		n = min_t(size_t, (room - fixed) / sizeof(struct ktau_entry),
+			  KTAU_RECORDS_LIMIT_MAX);
+		/* at most 3/4 of the index: 4 * n <= 3 << bits */
+		n = min(n, (3U << bits) / 4);
+		best = max(best, n);
+	}
+	return best;
+}
+
+/*
  * The record count of the table @t grows into (a new one if @t is NULL),
- * or 0 when @t is at @limit already.
+ * or 0 when @t is at @limit already: the first two sizes, then about
+ * twice as many records as @t has, filling their allocation.
  */
 unsigned int ktau_table_next_size(const struct ktau_table *t,
 				  unsigned int limit)
@@ -203,7 +230,7 @@ unsigned int ktau_table_next_size(const struct ktau_table *t,
 	if (t->maxrec < KTAU_TABLE_NEXT_RECORDS)
 		n = KTAU_TABLE_NEXT_RECORDS;
 	else
-		n = 2 * t->maxrec;
+		n = ktau_table_fill(2 * t->maxrec);
 	n = min(n, limit);
 	return max(n, t->maxrec + 1);
 }
