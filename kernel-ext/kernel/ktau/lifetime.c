@@ -15,6 +15,7 @@
  */
 #include <linux/binfmts.h>
 #include <linux/coredump.h>
+#include <linux/cred.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -98,12 +99,14 @@ static void ktau_private_set(struct ktau_signal *ks)
 }
 
 /*
- * Fold @n records of @src into *@dst under @ks->lock; returns the calls
- * that found no room.  Sleeps.
+ * Fold @n records of @src into *@dst under @ks->lock, what it grows into
+ * charged to user @owner; returns the calls that found no room.  Sleeps.
  */
 static u64 ktau_fold_into(struct ktau_signal *ks, struct ktau_table **dst,
-			  const struct ktau_entry *src, unsigned int n)
+			  const struct ktau_entry *src, unsigned int n,
+			  kuid_t owner)
 {
+	struct ktau_alloc a = ktau_alloc_totals;
 	u16 small[64], *map = small;
 	u64 lost = 0;
 	unsigned int i;
@@ -119,7 +122,8 @@ static u64 ktau_fold_into(struct ktau_signal *ks, struct ktau_table **dst,
 			return lost;
 		}
 	}
-	lost = ktau_fold(dst, src, n, map, &ktau_alloc_totals);
+	a.owner = owner;
+	lost = ktau_fold(dst, src, n, map, &a);
 	if (map != small)
 		kvfree(map);
 	return lost;
@@ -155,7 +159,7 @@ void ktau_task_exit(struct task_struct *tsk)
 	local_irq_enable();
 	/* Nothing writes @t now; readers may still copy it under RCU. */
 	lost = *ktau_table_dropped(t) +
-	       ktau_fold_into(ks, &ks->exited, t->rec, t->nrec);
+	       ktau_fold_into(ks, &ks->exited, t->rec, t->nrec, task_uid(tsk));
 	ks->exited_dropped += lost;
 	ks->exited_threads++;
 	if (tsk->mm && get_dumpable(tsk->mm) != SUID_DUMP_USER)
@@ -265,10 +269,12 @@ void ktau_process_release(struct task_struct *p)
 		pks->private_processes += private_processes;
 		if (exited)
 			dropped += ktau_fold_into(pks, &pks->children,
-						  exited->rec, exited->nrec);
+						  exited->rec, exited->nrec,
+						  task_uid(parent));
 		if (children)
 			dropped += ktau_fold_into(pks, &pks->children,
-						  children->rec, children->nrec);
+						  children->rec, children->nrec,
+						  task_uid(parent));
 		pks->children_dropped += dropped;
 	}
 	mutex_unlock(&pks->lock);
