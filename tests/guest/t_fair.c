@@ -124,6 +124,8 @@ static int become(const struct job *j)
 
 	if (setgroups(0, NULL) || setgid(j->uid) || setuid(j->uid))
 		return -1;
+	/* the setuid() made it undumpable: /proc/self/uid_map root's */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	if (!j->userns)
 		return 0;
 	/* uid 0 inside, j->uid outside */
