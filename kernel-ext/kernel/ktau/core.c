@@ -198,21 +198,22 @@ static struct ktau_table *ktau_reserve_take(struct task_struct *tsk)
 {
 	/* a locked xchg: the worker fills the slot from another CPU */
 	struct ktau_table *t = xchg(this_cpu_ptr(&ktau_reserve), NULL);
-	int ret;
+	int ret = 0;
 
 	if (!t)
 		return NULL;
+	if (!(tsk->flags & PF_KTHREAD))
+		ret = ktau_table_recharge(t, task_uid(tsk));
+	if (ret == -EDQUOT) {
+		/* back in its slot: no refill, which would wake a worker */
+		if (cmpxchg(this_cpu_ptr(&ktau_reserve), NULL, t))
+			ktau_table_free_rcu(t);
+		return NULL;
+	}
 	schedule_work(&ktau_reserve_work);
-	if (tsk->flags & PF_KTHREAD)
-		return t;
-	ret = ktau_table_recharge(t, task_uid(tsk));
 	if (ret == -ENOENT)
 		ktau_grow_request(tsk, t);
-	if (ret != -EDQUOT)
-		return t;
-	if (cmpxchg(this_cpu_ptr(&ktau_reserve), NULL, t))
-		ktau_table_free_rcu(t);
-	return NULL;
+	return t;
 }
 
 /*
