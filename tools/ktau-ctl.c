@@ -123,6 +123,25 @@ static void print_groups(FILE *out, const struct ktau_control_status *s, int ena
 		fputs("none", out);
 }
 
+/* The memory of profiles: all users' limit, every user's, the top users. */
+static void show_memory(const struct ktau_control_status *s)
+{
+	uint64_t bytes, limit, user_limit, b, l;
+	uint32_t uid;
+	size_t i;
+
+	if (ktau_control_status_memory(s, &bytes, &limit, &user_limit))
+		return;
+	printf("memory:          %llu bytes; grown tables at most %llu bytes in all",
+	       (unsigned long long)bytes, (unsigned long long)limit);
+	if (user_limit)
+		printf(", %llu per user", (unsigned long long)user_limit);
+	putchar('\n');
+	for (i = 0; !ktau_control_status_user(s, i, &uid, &b, &l); i++)
+		printf("  uid %-10lu   %llu bytes of at most %llu\n", (unsigned long)uid,
+		       (unsigned long long)b, (unsigned long long)l);
+}
+
 static int show_status(void)
 {
 	struct ktau_control_status *s = read_status();
@@ -141,6 +160,7 @@ static int show_status(void)
 		       (unsigned long long)a, (unsigned long long)b);
 	if (!ktau_control_status_lost_tasks(s, &a))
 		printf("lost tasks:      %llu\n", (unsigned long long)a);
+	show_memory(s);
 	ktau_control_status_free(s);
 	return EXIT_OK;
 }

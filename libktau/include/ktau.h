@@ -1310,6 +1310,22 @@ KTAU_API int ktau_trace_append_user(FILE *out, const struct ktau_load_opts *from
 KTAU_API int ktau_control_status_trace(const struct ktau_control_status *s, bool *on,
 				       uint64_t *lost);
 
+/*
+ * Memory of profiles (since 1.4, version node KTAU_1.4): the `memory` line's
+ * bytes profiles take and the limit on all users' grown tables together,
+ * and the `user_memory` line's limit of every user (0 when the kernel has
+ * no per-user limits); -ENOENT when the file has no `memory` line.
+ */
+KTAU_API int ktau_control_status_memory(const struct ktau_control_status *s,
+					uint64_t *bytes, uint64_t *limit,
+					uint64_t *user_limit);
+/* The `user` lines (the users with the most bytes charged, most first):
+ * how many, and one's uid, bytes and the limit that applies to it;
+ * -ERANGE past the end. */
+KTAU_API size_t ktau_control_status_user_count(const struct ktau_control_status *s);
+KTAU_API int ktau_control_status_user(const struct ktau_control_status *s, size_t index,
+				      uint32_t *uid, uint64_t *bytes, uint64_t *limit);
+
 /* ---- TAU profile directories (since 1.2, version node KTAU_1.2) -------- */
 
 /*

@@ -86,6 +86,48 @@ TEST(control_status_groups_none_and_later_keys)
 	ktau_control_status_free(s);
 }
 
+TEST(control_status_memory_and_users)
+{
+	struct ktau_control_status *s = parse_status(
+		"ktau-control 1\nstate running\ngroups none\navailable irq\n"
+		"memory tasks=41 bytes=41328 limit=134217728\n"
+		"user_memory limit=33554432 users=3\n"
+		"user uid=65534 bytes=3145728 limit=3145728\n"
+		"user uid=1000 bytes=65536 limit=33554432\n"
+		"user uid=4294967294 bytes=0 limit=1048576\nend\n", test_err());
+	uint64_t bytes = 0, limit = 0, user_limit = 0, b = 0, l = 0;
+	uint32_t uid = 0;
+
+	ASSERT_NOT_NULL(s);
+	ASSERT_EQ(0, ktau_control_status_memory(s, &bytes, &limit, &user_limit));
+	ASSERT_EQ_U64(41328, bytes);
+	ASSERT_EQ_U64(134217728, limit);
+	ASSERT_EQ_U64(33554432, user_limit);
+	ASSERT_EQ(3, ktau_control_status_user_count(s));
+	ASSERT_EQ(0, ktau_control_status_user(s, 0, &uid, &b, &l));
+	ASSERT_EQ(65534, uid);
+	ASSERT_EQ_U64(3145728, b);
+	ASSERT_EQ_U64(3145728, l);
+	ASSERT_EQ(0, ktau_control_status_user(s, 2, &uid, NULL, NULL));
+	ASSERT_EQ(4294967294U, uid);
+	ASSERT_EQ(-ERANGE, ktau_control_status_user(s, 3, &uid, &b, &l));
+	ktau_control_status_free(s);
+
+	/* an older kernel: one pool, no user lines */
+	s = parse_status("ktau-control 1\nstate running\ngroups none\navailable irq\n"
+			 "memory tasks=41 bytes=41328 limit=16777216\nend\n", NULL);
+	ASSERT_NOT_NULL(s);
+	ASSERT_EQ(0, ktau_control_status_memory(s, NULL, &limit, &user_limit));
+	ASSERT_EQ_U64(16777216, limit);
+	ASSERT_EQ_U64(0, user_limit);
+	ASSERT_EQ(0, ktau_control_status_user_count(s));
+	ktau_control_status_free(s);
+	s = parse_status(running_all, NULL);
+	ASSERT_NOT_NULL(s);
+	ASSERT_EQ(-ENOENT, ktau_control_status_memory(s, NULL, NULL, NULL));
+	ktau_control_status_free(s);
+}
+
 struct bad_status {
 	const char *text;
 	int error;
@@ -114,6 +156,18 @@ TEST(control_status_rejects)
 		  "missing the 'state' line" },
 		{ "ktau-control 1\nstate running\navailable irq\nend\n", EPROTO, 4,
 		  "missing the 'groups' line" },
+		{ "ktau-control 1\nmemory tasks=1 bytes=x limit=1\nend\n", EPROTO, 2,
+		  "memory: expected bytes=N limit=N" },
+		{ "ktau-control 1\nmemory tasks=1 bytes=1\nend\n", EPROTO, 2,
+		  "memory: expected bytes=N limit=N" },
+		{ "ktau-control 1\nuser_memory limit=1\nend\n", EPROTO, 2,
+		  "user_memory: expected limit=N users=N" },
+		{ "ktau-control 1\nuser uid=4294967296 bytes=1 limit=1\nend\n", EPROTO, 2,
+		  "user: expected uid=N bytes=N limit=N" },
+		{ "ktau-control 1\nuser uid=1 bytes=-1 limit=1\nend\n", EPROTO, 2,
+		  "user: expected uid=N bytes=N limit=N" },
+		{ "ktau-control 1\nuser uid=1 limit=1\nend\n", EPROTO, 2,
+		  "user: expected uid=N bytes=N limit=N" },
 		{ "ktau-control 1\nstate running\ngroups none\navailable irq irq\nend\n",
 		  EPROTO, 4, "group 'irq' listed twice" },
 		{ "ktau-control 1\nstate running\ngroups none\navailable irq\navailable sched\n"

@@ -101,6 +101,47 @@ TEST(control_parse_limits)
 		ASSERT_EQ(-EINVAL, parse(bad[i], &cmd));
 }
 
+TEST(control_parse_user_limits)
+{
+	static const char *const bad[] = {
+		"limit user-memory", "limit user-memory 1023K", "limit user-memory 2M x",
+		"limit user-memory default", "limit user-memory 17179869184G",
+		"limit user", "limit user 1000", "limit user 1000 1023K",
+		"limit user 1000 2M x", "limit user 1000 default x", "limit user 4294967295 2M",
+		"limit user 4294967296 2M", "limit user 18446744073709551616 2M",
+		"limit user -1 2M", "limit user nobody 2M", "limit user 10O0 2M",
+		"limit user 1000K 2M", "limit user 1000 Default", "limit user 1000 defaults",
+		"limit user 1000 0", "limit user 2M 1000", "limit user default 2M",
+		"limit users 2M", "limit user-memory 1000 2M", "limit user_memory 2M",
+		"limit user 1000 -2M", "limit user 1000 2X", "limit user  ",
+	};
+	struct ktau_control_cmd cmd;
+	size_t i;
+
+	ASSERT_EQ(0, parse("limit user-memory 8M\n", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_LIMIT_USER_MEMORY, cmd.op);
+	ASSERT_EQ(8ULL << 20, cmd.value);
+	ASSERT_EQ(0, parse("limit user 1000 64M", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_LIMIT_USER, cmd.op);
+	ASSERT_EQ(1000U, cmd.uid);
+	ASSERT_EQ(64ULL << 20, cmd.value);
+	ASSERT_EQ(0, parse(" limit\tuser 0  1048576\n", &cmd));
+	ASSERT_EQ(0U, cmd.uid);
+	ASSERT_EQ(1ULL << 20, cmd.value);
+	/* the highest uid that names someone; "default" is value 0 */
+	ASSERT_EQ(0, parse("limit user 4294967294 default", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_LIMIT_USER, cmd.op);
+	ASSERT_EQ(4294967294U, cmd.uid);
+	ASSERT_EQ(0ULL, cmd.value);
+	ASSERT_EQ(0, parse("limit user 65534 1024G", &cmd));
+	ASSERT_EQ(65534U, cmd.uid);
+	ASSERT_EQ(1ULL << 40, cmd.value);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cmd.op = KTAU_CONTROL_START;
+		ASSERT_EQ(-EINVAL, parse(bad[i], &cmd));
+	}
+}
+
 TEST(control_parse_trace)
 {
 	static const char *const bad[] = {

@@ -68,6 +68,29 @@ TEST(ctl_status_lines)
 	run_result_free(&r);
 }
 
+TEST(ctl_status_memory_lines)
+{
+	struct fake f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f, "ktau-control 1\nstate running\ngroups irq\n"
+			       "available irq\nmemory tasks=41 bytes=41328 limit=134217728\n"
+			       "user_memory limit=33554432 users=2\n"
+			       "user uid=1000 bytes=65536 limit=33554432\n"
+			       "user uid=0 bytes=9744 limit=67108864\nend\n"));
+	ASSERT_EQ(0, CTL(&r, f.env, "status"));
+	fake_free(&f);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("recording:       running\n"
+		     "enabled groups:  irq\n"
+		     "disabled groups: none\n"
+		     "memory:          41328 bytes; grown tables at most 134217728 bytes in all, "
+		     "33554432 per user\n"
+		     "  uid 1000         65536 bytes of at most 33554432\n"
+		     "  uid 0            9744 bytes of at most 67108864\n", r.out);
+	run_result_free(&r);
+}
+
 TEST(ctl_status_is_the_default)
 {
 	struct fake f;

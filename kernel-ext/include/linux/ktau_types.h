@@ -14,6 +14,7 @@
 #include <linux/llist.h>
 #include <linux/mutex_types.h>
 #include <linux/types.h>
+#include <linux/uidgid_types.h>
 
 /*
  * Deepest nesting recorded per task: a system call, a page fault in it,
@@ -125,6 +126,9 @@ struct ktau_table {
 					/* the records last timed under a */
 					/* caller, or 0 (kernel/ktau) */
 	u16 hint[KTAU_SLOT_HINTS];	/* byte offsets into rec[], < maxrec */
+	kuid_t owner;			/* the user a grown table is */
+					/* charged to: in the header's */
+					/* padding (kernel/ktau/user.c) */
 	struct ktau_entry rec[];	/* then u64 dropped, u16 index[] */
 };
 

@@ -12,6 +12,7 @@
  * while the other groups' routines are not disturbed.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/init.h>
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
@@ -218,6 +219,12 @@ static int ktau_control_do(const struct ktau_control_cmd *cmd)
 	case KTAU_CONTROL_LIMIT_MEMORY:
 		WRITE_ONCE(ktau_mem_limit, cmd->value);
 		return 0;
+	case KTAU_CONTROL_LIMIT_USER_MEMORY:
+		WRITE_ONCE(ktau_user_limit, cmd->value);
+		return 0;
+	case KTAU_CONTROL_LIMIT_USER:
+		/* the writer's uid, made global by ktau_control_write() */
+		return ktau_user_set_limit(KUIDT_INIT(cmd->uid), cmd->value);
 	case KTAU_CONTROL_LIMIT_RECORDS:
 		/* no limit below a task's first table */
 		BUILD_BUG_ON(KTAU_TABLE_MIN_RECORDS > KTAU_LIMIT_RECORDS_MIN);
@@ -259,6 +266,14 @@ static ssize_t ktau_control_write(struct file *file, const char __user *ubuf,
 				 KTAU_NR_GROUPS, &cmd);
 	if (ret)
 		return ret;
+	if (cmd.op == KTAU_CONTROL_LIMIT_USER) {
+		/* a uid as the writer names it: one its namespace maps */
+		kuid_t uid = make_kuid(file->f_cred->user_ns, cmd.uid);
+
+		if (!uid_valid(uid))
+			return -EINVAL;
+		cmd.uid = __kuid_val(uid);
+	}
 
 	mutex_lock(&ktau_control_lock);
 	ret = ktau_control_do(&cmd);
@@ -298,11 +313,12 @@ static int ktau_control_show(struct seq_file *m, void *v)
 	ktau_memory_usage(&tasks, &bytes);
 	seq_printf(m, "memory tasks=%lu bytes=%lu limit=%lu\n", tasks, bytes,
 		   READ_ONCE(ktau_mem_limit));
+	ktau_users_show(m);
 	seq_printf(m, "records_limit %u\n", READ_ONCE(ktau_records_limit));
 	seq_printf(m, "contexts %u\n", ktau_contexts());
 	seq_printf(m, "dropped %lld\n", atomic64_read(&ktau_dropped_untabled));
 	seq_puts(m, "lost_tasks 0\n");
-	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit records N | trace on|off|all | trace size KIB | trace pid PID...  (GROUP: a name above or all)\n");
+	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit user-memory BYTES | limit user UID BYTES|default | limit records N | trace on|off|all | trace size KIB | trace pid PID...  (GROUP: a name above or all)\n");
 	seq_puts(m, "end\n");
 	return 0;
 }

@@ -3,11 +3,14 @@
  * Parser of /proc/ktau/control commands:
  *
  *   start | stop | clear | startclr | enable GROUP... | disable GROUP...
- *   limit memory BYTES | limit records N
+ *   limit memory BYTES | limit records N | limit user-memory BYTES
+ *   limit user UID BYTES | limit user UID default
  *   trace on | trace off | trace all | trace size KIB | trace pid PID...
  *
  * GROUP is a group name or "all"; BYTES a decimal number with an optional
- * K, M or G suffix (powers of 1024).  Words are separated by blanks; one
+ * K, M or G suffix (powers of 1024); UID a decimal uid (not 4294967295,
+ * which names no one; the kernel then refuses a uid that its writer's
+ * user namespace does not map).  Words are separated by blanks; one
  * trailing newline is allowed.  Anything else is -EINVAL, and the caller
  * changes nothing then: the whole command is checked before it acts.
  */
@@ -116,28 +119,65 @@ static int ktau_parse_number(const struct ktau_word *w, bool suffix,
 	return 0;
 }
 
-/* limit memory BYTES | limit records N */
+/* BYTES of a memory limit, within its range. */
+static int ktau_parse_bytes(const struct ktau_word *w, unsigned long long *v)
+{
+	if (ktau_parse_number(w, true, v) || *v < KTAU_LIMIT_MEMORY_MIN ||
+	    *v > KTAU_LIMIT_MEMORY_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* limit user UID BYTES | limit user UID default */
+static int ktau_parse_limit_user(const char *buf, size_t len, size_t pos,
+				 struct ktau_control_cmd *cmd)
+{
+	struct ktau_word uid, num, extra;
+	unsigned long long v;
+
+	if (!ktau_next_word(buf, len, &pos, &uid) ||
+	    !ktau_next_word(buf, len, &pos, &num) ||
+	    ktau_next_word(buf, len, &pos, &extra) ||
+	    ktau_parse_number(&uid, false, &v) || v > KTAU_LIMIT_UID_MAX)
+		return -EINVAL;
+	cmd->uid = v;
+	cmd->value = 0;
+	if (!ktau_word_is(&num, "default") && ktau_parse_bytes(&num, &cmd->value))
+		return -EINVAL;
+	cmd->op = KTAU_CONTROL_LIMIT_USER;
+	return 0;
+}
+
+/*
+ * limit memory BYTES | limit records N | limit user-memory BYTES |
+ * limit user UID BYTES | limit user UID default
+ */
 static int ktau_parse_limit(const char *buf, size_t len, size_t pos,
 			    struct ktau_control_cmd *cmd)
 {
 	struct ktau_word what, num, extra;
-	unsigned long long min, max;
-	bool memory;
 
-	if (!ktau_next_word(buf, len, &pos, &what) ||
-	    !ktau_next_word(buf, len, &pos, &num) ||
+	if (!ktau_next_word(buf, len, &pos, &what))
+		return -EINVAL;
+	if (ktau_word_is(&what, "user"))
+		return ktau_parse_limit_user(buf, len, pos, cmd);
+	if (!ktau_next_word(buf, len, &pos, &num) ||
 	    ktau_next_word(buf, len, &pos, &extra))
 		return -EINVAL;
-	memory = ktau_word_is(&what, "memory");
-	if (!memory && !ktau_word_is(&what, "records"))
+	if (ktau_word_is(&what, "memory")) {
+		cmd->op = KTAU_CONTROL_LIMIT_MEMORY;
+		return ktau_parse_bytes(&num, &cmd->value);
+	}
+	if (ktau_word_is(&what, "user-memory")) {
+		cmd->op = KTAU_CONTROL_LIMIT_USER_MEMORY;
+		return ktau_parse_bytes(&num, &cmd->value);
+	}
+	if (!ktau_word_is(&what, "records") ||
+	    ktau_parse_number(&num, false, &cmd->value) ||
+	    cmd->value < KTAU_LIMIT_RECORDS_MIN ||
+	    cmd->value > KTAU_LIMIT_RECORDS_MAX)
 		return -EINVAL;
-	if (ktau_parse_number(&num, memory, &cmd->value))
-		return -EINVAL;
-	min = memory ? KTAU_LIMIT_MEMORY_MIN : KTAU_LIMIT_RECORDS_MIN;
-	max = memory ? KTAU_LIMIT_MEMORY_MAX : KTAU_LIMIT_RECORDS_MAX;
-	if (cmd->value < min || cmd->value > max)
-		return -EINVAL;
-	cmd->op = memory ? KTAU_CONTROL_LIMIT_MEMORY : KTAU_CONTROL_LIMIT_RECORDS;
+	cmd->op = KTAU_CONTROL_LIMIT_RECORDS;
 	return 0;
 }
 
@@ -223,6 +263,7 @@ int ktau_control_parse(const char *buf, size_t len,
 	cmd->op = ops[i].op;
 	cmd->groups = 0;
 	cmd->value = 0;
+	cmd->uid = 0;
 	cmd->nr_pids = 0;
 	if (cmd->op == KTAU_CONTROL_LIMIT_MEMORY)
 		return ktau_parse_limit(buf, len, pos, cmd);

@@ -26,6 +26,8 @@ enum ktau_control_op {
 	KTAU_CONTROL_DISABLE,
 	KTAU_CONTROL_LIMIT_MEMORY,
 	KTAU_CONTROL_LIMIT_RECORDS,
+	KTAU_CONTROL_LIMIT_USER_MEMORY,	/* every user's limit */
+	KTAU_CONTROL_LIMIT_USER,	/* one user's: value, 0 for the default */
 	KTAU_CONTROL_TRACE_ON,
 	KTAU_CONTROL_TRACE_OFF,
 	KTAU_CONTROL_TRACE_SIZE,
@@ -38,6 +40,8 @@ enum ktau_control_op {
 #define KTAU_LIMIT_MEMORY_MAX	(1024ULL * 1024 * 1024 * 1024 * 1024)
 #define KTAU_LIMIT_RECORDS_MIN	24
 #define KTAU_LIMIT_RECORDS_MAX	65000
+/* limit user UID ...: a uid_t, but (uid_t)-1, which names no user */
+#define KTAU_LIMIT_UID_MAX	4294967294ULL
 
 /* trace size KIB: per CPU, a power of two */
 #define KTAU_TRACE_KIB_MIN	16
@@ -51,6 +55,7 @@ struct ktau_control_cmd {
 	enum ktau_control_op op;
 	unsigned long groups;	/* enable/disable: a bit per group */
 	unsigned long long value;	/* limit: bytes or records; trace size */
+	unsigned int uid;		/* limit user UID */
 	unsigned int nr_pids;	/* trace pid */
 	int pids[KTAU_CONTROL_MAX_PIDS];
 };

@@ -11,6 +11,7 @@
  * callpath that finds no room is counted as dropped.  Readers on other
  * CPUs see the table through RCU.
  */
+#include <linux/cred.h>
 #include <linux/export.h>
 #include <linux/llist.h>
 #include <linux/overflow.h>
@@ -157,7 +158,8 @@ static void ktau_stack_reset(struct ktau_task *kt)
  * mode, and one system call (execve(), with the faults and interrupts
  * under it) may add more callpaths than a first table holds.  Taking it
  * allocates nothing; a worker makes the next one.  It is charged to
- * ktau's memory limit, not to the task's memory cgroup.
+ * root's account (user.c), not to the task's memory cgroup, until a user
+ * task takes it: then to the task's user, within that user's limit.
  */
 #define KTAU_TABLE_RESERVE_RECORDS	KTAU_TABLE_NEXT_RECORDS
 
@@ -184,14 +186,33 @@ static void ktau_reserve_refill(struct work_struct *work)
 
 static DECLARE_WORK(ktau_reserve_work, ktau_reserve_refill);
 
-/* This CPU's reserve table, or NULL.  Interrupts are off. */
-static struct ktau_table *ktau_reserve_take(void)
+/*
+ * This CPU's reserve table for @tsk, or NULL.  Interrupts are off.  A
+ * user task's is charged to its (real) user, who must have room for it:
+ * a user at its limit drops its own records, not root's.  A user that
+ * has no account yet (nothing charged) cannot get one here, where
+ * nothing is allocated: the table stays root's until the task's return
+ * to user mode copies it into one of the user's (ktau_grow_task_work()).
+ */
+static struct ktau_table *ktau_reserve_take(struct task_struct *tsk)
 {
 	/* a locked xchg: the worker fills the slot from another CPU */
 	struct ktau_table *t = xchg(this_cpu_ptr(&ktau_reserve), NULL);
+	int ret = 0;
 
-	if (t)
-		schedule_work(&ktau_reserve_work);
+	if (!t)
+		return NULL;
+	if (!(tsk->flags & PF_KTHREAD))
+		ret = ktau_table_recharge(t, task_uid(tsk));
+	if (ret == -EDQUOT) {
+		/* back in its slot: no refill, which would wake a worker */
+		if (cmpxchg(this_cpu_ptr(&ktau_reserve), NULL, t))
+			ktau_table_free_rcu(t);
+		return NULL;
+	}
+	schedule_work(&ktau_reserve_work);
+	if (ret == -ENOENT)
+		ktau_grow_request(tsk, t);
 	return t;
 }
 
@@ -213,7 +234,7 @@ static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
 		spare = !!bigger;
 	}
 	if (!bigger && t->maxrec == KTAU_TABLE_MIN_RECORDS)
-		bigger = ktau_reserve_take();
+		bigger = ktau_reserve_take(tsk);
 	if (!bigger)
 		return t;
 	if (bigger->maxrec > t->maxrec) {
@@ -1657,8 +1678,9 @@ EXPORT_SYMBOL_GPL(__ktau_event);
 /*
  * A task's table grows where allocating may sleep: user tasks on their
  * way back to user mode (task work, in their own context, so the table
- * is charged to their memory cgroup), kernel threads through a worker
- * that leaves a bigger table for them to take at their next new record.
+ * is charged to their memory cgroup and to their real user), kernel
+ * threads through a worker that leaves a bigger table for them to take
+ * at their next new record (charged to root).
  */
 static LLIST_HEAD(ktau_grow_list);
 
@@ -1666,6 +1688,7 @@ static void ktau_grow_task_work(struct callback_head *cb)
 {
 	struct ktau_task *kt = container_of(cb, struct ktau_task, grow_work);
 	struct ktau_table *t, *bigger, *old = NULL;
+	kuid_t uid = task_uid(current);
 	unsigned int n;
 
 	rcu_read_lock();
@@ -1674,11 +1697,16 @@ static void ktau_grow_task_work(struct callback_head *cb)
 	/* the CPU's reserve took the full table's place meanwhile */
 	if (4 * READ_ONCE(t->nrec) < 3 * t->maxrec)
 		n = 0;
+	/* a reserve still charged to root: a copy charged to the user */
+	if (!n && ktau_table_foreign(t, uid))
+		n = t->maxrec;
 	rcu_read_unlock();
-	bigger = n ? ktau_table_new(n, GFP_KERNEL_ACCOUNT) : NULL;
+	bigger = n ? ktau_table_new_owned(n, GFP_KERNEL_ACCOUNT, uid) : NULL;
 	local_irq_disable();
 	t = ktau_task_table(kt);
-	if (bigger && bigger->maxrec > t->maxrec &&
+	if (bigger && (bigger->maxrec > t->maxrec ||
+		       (bigger->maxrec == t->maxrec &&
+			ktau_table_foreign(t, uid))) &&
 	    !test_bit(KTAU_TASK_DEAD, &kt->flags)) {
 		ktau_table_copy(bigger, t);
 		if (cmpxchg((struct ktau_table __force **)&kt->table,

@@ -13,6 +13,9 @@
 #include <linux/overflow.h>
 #include <linux/interrupt.h>
 #include <linux/rcupdate.h>
+#include <linux/uidgid.h>
+
+struct seq_file;
 
 /* ---- control generations (control.c writes, everyone reads) ---------- */
 
@@ -242,20 +245,26 @@ extern unsigned long ktau_mem_limit;
 
 /*
  * How a table that is not a task's grows: up to how many records, with
- * which allocation flags, and whether it counts against ktau_mem_limit
- * (process totals do; a /proc reader's copies are charged to the
+ * which allocation flags, and whether it is charged to a user, @owner,
+ * and counts against ktau_mem_limit (process totals are, to the user
+ * whose task folds into them; a /proc reader's copies are charged to the
  * reader's memory cgroup only).
  */
 struct ktau_alloc {
 	unsigned int limit;
 	gfp_t gfp;
 	bool charged;
+	kuid_t owner;
 };
 
 extern const struct ktau_alloc ktau_alloc_totals;
 extern const struct ktau_alloc ktau_alloc_reader;
 
 struct ktau_table *ktau_table_new(unsigned int maxrec, gfp_t gfp);
+struct ktau_table *ktau_table_new_owned(unsigned int maxrec, gfp_t gfp,
+					kuid_t owner);
+bool ktau_table_foreign(const struct ktau_table *t, kuid_t uid);
+int ktau_table_recharge(struct ktau_table *t, kuid_t uid);
 void ktau_table_free(struct ktau_table *t);
 void ktau_table_free_rcu(struct ktau_table *t);
 size_t ktau_table_bytes(const struct ktau_table *t);
@@ -301,6 +310,14 @@ static inline void ktau_sum_add(struct ktau_entry *e, u64 sum, u64 sumsq)
  */
 u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
 	      unsigned int n, u16 *map, const struct ktau_alloc *a);
+
+/* Per-user accounts of grown tables (user.c). */
+extern unsigned long ktau_user_limit;
+int ktau_user_charge(kuid_t uid, size_t bytes, bool may_sleep);
+void ktau_user_uncharge(kuid_t uid, size_t bytes);
+int ktau_user_set_limit(kuid_t uid, unsigned long limit);
+void ktau_users_show(struct seq_file *m);
+void ktau_users_init(unsigned long limit);
 
 /* Memory of profiles, for the control file. */
 void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes);
@@ -459,7 +476,6 @@ extern atomic64_t ktau_dropped_untabled;
 /* ---- trace mode (trace.c) ------------------------------------------- */
 
 struct ktau_control_cmd;
-struct seq_file;
 
 extern bool ktau_tracing;
 

@@ -15,6 +15,7 @@
  */
 #include <linux/binfmts.h>
 #include <linux/coredump.h>
+#include <linux/cred.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -99,12 +100,15 @@ static void ktau_private_set(struct ktau_signal *ks)
 }
 
 /*
- * Fold @n records of @src into *@dst under @lock, the total's; returns
- * the calls that found no room.  Sleeps.
+ * Fold @n records of @src into *@dst under @lock, the total's, what it
+ * grows into charged to user @owner; returns the calls that found no
+ * room.  Sleeps.
  */
 static u64 ktau_fold_into(struct mutex *lock, struct ktau_table **dst,
-			  const struct ktau_entry *src, unsigned int n)
+			  const struct ktau_entry *src, unsigned int n,
+			  kuid_t owner)
 {
+	struct ktau_alloc a = ktau_alloc_totals;
 	u16 small[64], *map = small;
 	u64 lost = 0;
 	unsigned int i;
@@ -120,7 +124,8 @@ static u64 ktau_fold_into(struct mutex *lock, struct ktau_table **dst,
 			return lost;
 		}
 	}
-	lost = ktau_fold(dst, src, n, map, &ktau_alloc_totals);
+	a.owner = owner;
+	lost = ktau_fold(dst, src, n, map, &a);
 	if (map != small)
 		kvfree(map);
 	return lost;
@@ -156,7 +161,8 @@ void ktau_task_exit(struct task_struct *tsk)
 	local_irq_enable();
 	/* Nothing writes @t now; readers may still copy it under RCU. */
 	lost = *ktau_table_dropped(t) +
-	       ktau_fold_into(&ks->lock, &ks->exited, t->rec, t->nrec);
+	       ktau_fold_into(&ks->lock, &ks->exited, t->rec, t->nrec,
+			      task_uid(tsk));
 	ks->exited_dropped += lost;
 	ks->exited_threads++;
 	if (tsk->mm && get_dumpable(tsk->mm) != SUID_DUMP_USER)
@@ -267,6 +273,9 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 	mutex_unlock(&ks->children_lock);
 
 	if (!cleared) {
+		/* the children total is its process's: charged to its owner */
+		kuid_t owner = task_uid(parent);
+
 		mutex_lock(&pks->children_lock);
 		pks->processes += 1 + processes;
 		if (private) {
@@ -277,12 +286,12 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 				dropped += ktau_fold_into(&pks->children_lock,
 							  &pks->children,
 							  exited->rec,
-							  exited->nrec);
+							  exited->nrec, owner);
 			if (children)
 				dropped += ktau_fold_into(&pks->children_lock,
 							  &pks->children,
 							  children->rec,
-							  children->nrec);
+							  children->nrec, owner);
 			pks->children_dropped += dropped;
 		}
 		mutex_unlock(&pks->children_lock);

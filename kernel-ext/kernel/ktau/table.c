@@ -8,8 +8,10 @@
  * is how a table holds full callpaths.  Tables are only allocated where
  * sleeping is allowed (fork, the return to user mode, a worker, /proc
  * readers, exit), charged to the memory cgroup; everything beyond a
- * task's first table is also counted against ktau_mem_limit.
+ * task's first table is also charged to a user, within that user's
+ * limit (user.c), and counted against ktau_mem_limit, all users' total.
  */
+#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -20,7 +22,7 @@
 
 #include "internal.h"
 
-/* Tables beyond the first size, against the limit; first-size tables. */
+/* Tables beyond the first size, all users'; first-size tables. */
 static atomic_long_t ktau_growth_bytes = ATOMIC_LONG_INIT(0);
 static atomic_long_t ktau_min_tables = ATOMIC_LONG_INIT(0);
 
@@ -90,13 +92,29 @@ size_t ktau_table_bytes(const struct ktau_table *t)
 	return ktau_table_footprint(t->maxrec);
 }
 
-static bool ktau_mem_charge(size_t bytes)
+/*
+ * Charge a grown table of @bytes to @owner, within the user's limit and
+ * the total; an account is created for a new user only if @may_sleep.
+ * Returns 0 or what ktau_user_charge() does, -ENOSPC for the total.
+ */
+static int ktau_mem_charge(kuid_t owner, size_t bytes, bool may_sleep)
 {
+	int ret = ktau_user_charge(owner, bytes, may_sleep);
+
+	if (ret)
+		return ret;
 	if (atomic_long_add_return(bytes, &ktau_growth_bytes) <=
 	    READ_ONCE(ktau_mem_limit))
-		return true;
+		return 0;
 	atomic_long_sub(bytes, &ktau_growth_bytes);
-	return false;
+	ktau_user_uncharge(owner, bytes);
+	return -ENOSPC;
+}
+
+static void ktau_mem_uncharge(kuid_t owner, size_t bytes)
+{
+	atomic_long_sub(bytes, &ktau_growth_bytes);
+	ktau_user_uncharge(owner, bytes);
 }
 
 /* Tables a /proc reader builds: not counted against ktau_mem_limit. */
@@ -106,6 +124,7 @@ const struct ktau_alloc ktau_alloc_totals = {
 	.limit = KTAU_RECORDS_LIMIT_MAX,
 	.gfp = GFP_KERNEL_ACCOUNT,
 	.charged = true,
+	.owner = GLOBAL_ROOT_UID,
 };
 
 const struct ktau_alloc ktau_alloc_reader = {
@@ -116,11 +135,12 @@ const struct ktau_alloc ktau_alloc_reader = {
 
 /*
  * A zeroed table with room for @maxrec records, or NULL (no memory, or
- * the memory limit is reached).  A task's first-size table comes from
- * its own cache; bigger charged ones count against ktau_mem_limit.
+ * a memory limit is reached).  A task's first-size table comes from its
+ * own cache; bigger charged ones are charged to user @owner (an account
+ * is created for a new user: @gfp must allow sleeping).
  */
 static struct ktau_table *ktau_table_alloc(unsigned int maxrec, gfp_t gfp,
-					   bool charged)
+					   bool charged, kuid_t owner)
 {
 	struct ktau_table *t;
 	size_t bytes = ktau_table_footprint(maxrec);
@@ -135,7 +155,7 @@ static struct ktau_table *ktau_table_alloc(unsigned int maxrec, gfp_t gfp,
 		if (t)
 			atomic_long_inc(&ktau_min_tables);
 	} else {
-		if (!ktau_mem_charge(bytes))
+		if (ktau_mem_charge(owner, bytes, gfpflags_allow_blocking(gfp)))
 			return NULL;
 		if (maxrec == KTAU_TABLE_NEXT_RECORDS && ktau_table_next_cache)
 			t = kmem_cache_zalloc(ktau_table_next_cache,
@@ -144,21 +164,72 @@ static struct ktau_table *ktau_table_alloc(unsigned int maxrec, gfp_t gfp,
 			t = kvzalloc(ktau_table_size(maxrec),
 				     gfp | __GFP_NOWARN);
 		if (!t)
-			atomic_long_sub(bytes, &ktau_growth_bytes);
+			ktau_mem_uncharge(owner, bytes);
 	}
 	if (!t)
 		return NULL;
+	t->owner = owner;
 	t->maxrec = maxrec;
 	t->index_bits = ktau_index_bits(maxrec);
 	t->flags = charged ? 0 : KTAU_TABLE_UNCHARGED;
 	return t;
 }
 
+/* A task's first table, or a bigger one charged to root (kernel threads). */
 struct ktau_table *ktau_table_new(unsigned int maxrec, gfp_t gfp)
 {
-	return ktau_table_alloc(maxrec, gfp, true);
+	return ktau_table_alloc(maxrec, gfp, true, GLOBAL_ROOT_UID);
 }
 
+/* A table charged to user @owner if bigger than a first table. */
+struct ktau_table *ktau_table_new_owned(unsigned int maxrec, gfp_t gfp,
+					kuid_t owner)
+{
+	return ktau_table_alloc(maxrec, gfp, true, owner);
+}
+
+/* Whether @t is a grown table, charged to a user. */
+static bool ktau_table_charged(const struct ktau_table *t)
+{
+	return !(t->flags & KTAU_TABLE_UNCHARGED) &&
+	       t->maxrec != KTAU_TABLE_MIN_RECORDS;
+}
+
+/*
+ * Whether @t, a grown table, is charged to another user than @uid.  @t
+ * may be freed meanwhile (its owner stays readable under RCU).
+ */
+bool ktau_table_foreign(const struct ktau_table *t, kuid_t uid)
+{
+	return t != ktau_empty_table && ktau_table_charged(t) &&
+	       !uid_eq(t->owner, uid);
+}
+
+/*
+ * Move the charge of @t, a table no one else sees yet, to user @uid,
+ * within @uid's limit and allocating nothing (interrupts may be off).
+ * Returns 0, -EDQUOT (@uid is at its limit: @t is left as it was) or
+ * -ENOENT (@uid has no account yet: @t is left as it was).
+ */
+int ktau_table_recharge(struct ktau_table *t, kuid_t uid)
+{
+	size_t bytes = ktau_table_bytes(t);
+	int ret;
+
+	if (!ktau_table_foreign(t, uid))
+		return 0;
+	ret = ktau_user_charge(uid, bytes, false);
+	if (ret)
+		return ret;
+	ktau_user_uncharge(t->owner, bytes);
+	t->owner = uid;
+	return 0;
+}
+
+/*
+ * Give @t's bytes back to the user it was charged to, whatever its
+ * task's credentials are now; any context but NMI.
+ */
 static void ktau_table_uncharge(const struct ktau_table *t)
 {
 	if (t->flags & KTAU_TABLE_UNCHARGED)
@@ -166,7 +237,7 @@ static void ktau_table_uncharge(const struct ktau_table *t)
 	if (t->maxrec == KTAU_TABLE_MIN_RECORDS)
 		atomic_long_dec(&ktau_min_tables);
 	else
-		atomic_long_sub(ktau_table_bytes(t), &ktau_growth_bytes);
+		ktau_mem_uncharge(t->owner, ktau_table_bytes(t));
 }
 
 /* Free a table no reader can still see. */
@@ -188,8 +259,35 @@ void ktau_table_free_rcu(struct ktau_table *t)
 }
 
 /*
+ * The most records a table can hold in the memory a table of @maxrec
+ * records takes (a kmalloc bucket or a power of two of pages): a table of
+ * twice 48 records takes 2672 bytes of a 4096-byte bucket, where 144 fit.
+ * The index may take the next power of two if the records then fit.
+ */
+static unsigned int ktau_table_fill(unsigned int maxrec)
+{
+	size_t room = ktau_table_footprint(maxrec), fixed;
+	unsigned int bits, n, best = maxrec;
+
+	for (bits = ktau_index_bits(maxrec);
+	     bits <= ktau_index_bits(maxrec) + 1; bits++) {
+		fixed = struct_size_t(struct ktau_table, rec, 0) + sizeof(u64) +
+			(sizeof(u16) << bits);
+		if (fixed >= room)
+			break;
+		n = min_t(size_t, (room - fixed) / sizeof(struct ktau_entry),
+			  KTAU_RECORDS_LIMIT_MAX);
+		/* at most 3/4 of the index: 4 * n <= 3 << bits */
+		n = min(n, (3U << bits) / 4);
+		best = max(best, n);
+	}
+	return best;
+}
+
+/*
  * The record count of the table @t grows into (a new one if @t is NULL),
- * or 0 when @t is at @limit already.
+ * or 0 when @t is at @limit already: the first two sizes, then about
+ * twice as many records as @t has, filling their allocation.
  */
 unsigned int ktau_table_next_size(const struct ktau_table *t,
 				  unsigned int limit)
@@ -203,7 +301,7 @@ unsigned int ktau_table_next_size(const struct ktau_table *t,
 	if (t->maxrec < KTAU_TABLE_NEXT_RECORDS)
 		n = KTAU_TABLE_NEXT_RECORDS;
 	else
-		n = 2 * t->maxrec;
+		n = ktau_table_fill(2 * t->maxrec);
 	n = min(n, limit);
 	return max(n, t->maxrec + 1);
 }
@@ -337,7 +435,7 @@ static bool ktau_table_grow(struct ktau_table **tp, const struct ktau_alloc *a)
 
 	if (!n)
 		return false;
-	bigger = ktau_table_alloc(n, a->gfp, a->charged);
+	bigger = ktau_table_alloc(n, a->gfp, a->charged, a->owner);
 	if (!bigger)
 		return false;
 	if (t) {
@@ -479,8 +577,11 @@ void ktau_memory_usage(unsigned long *tasks, unsigned long *bytes)
 
 void __init ktau_memory_init(void)
 {
+	unsigned long ram = totalram_pages() << PAGE_SHIFT;
+
 	BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX >= KTAU_REC_NO_CTX);
 	BUILD_BUG_ON(sizeof(struct ktau_entry) != 24);
+	BUILD_BUG_ON(offsetof(struct ktau_table, rec) != 104);
 	ktau_table_cache = kmem_cache_create("ktau_table",
 					     ktau_table_size(KTAU_TABLE_MIN_RECORDS),
 					     0, SLAB_PANIC | SLAB_ACCOUNT, NULL);
@@ -488,7 +589,11 @@ void __init ktau_memory_init(void)
 		kmem_cache_create("ktau_table_next",
 				  ktau_table_size(KTAU_TABLE_NEXT_RECORDS),
 				  0, SLAB_PANIC | SLAB_ACCOUNT, NULL);
-	/* 1/64 of RAM, at most 1 GiB, for tables beyond their first size. */
-	ktau_mem_limit = min_t(unsigned long,
-			       (totalram_pages() << PAGE_SHIFT) / 64, SZ_1G);
+	/*
+	 * Tables beyond their first size: each user at most 1/32 of RAM (at
+	 * most 1 GiB), all users together 1/8 (at most 4 GiB), so that four
+	 * users can each pin their whole share (docs/kernel-api.md).
+	 */
+	ktau_mem_limit = min_t(unsigned long, ram / 8, 4UL * SZ_1G);
+	ktau_users_init(min_t(unsigned long, ram / 32, SZ_1G));
 }

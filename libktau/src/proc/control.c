@@ -17,7 +17,15 @@ struct ktau_control_status {
 	size_t nr_groups, cap_groups, cap_enabled;
 	bool have_fids, have_lost, have_trace, trace_on;
 	uint64_t fids, max_fids, lost_tasks, trace_lost;
+	bool have_memory, have_user_memory;
+	uint64_t mem_bytes, mem_limit, user_limit, users_charged;
+	struct ktau_control_user *users;	/* `user` lines, in file order */
+	size_t nr_users, cap_users;
 	struct ktau_strpool strings;
+};
+
+struct ktau_control_user {
+	uint64_t uid, bytes, limit;
 };
 
 void ktau_control_status_free(struct ktau_control_status *s)
@@ -28,6 +36,7 @@ void ktau_control_status_free(struct ktau_control_status *s)
 		return;
 	free(s->groups);
 	free(s->enabled);
+	free(s->users);
 	ktau__strpool_free(&s->strings);
 	free(s);
 	errno = saved;
@@ -151,6 +160,57 @@ static int parse_lost(struct ktau_control_status *s, const struct ktau_words *w,
 	return 0;
 }
 
+/*
+ * The value of KEY=VALUE word @key among words 1.. of @w into *@v: 0, 1
+ * if absent, -1 if not a number.
+ */
+static int key_u64(const struct ktau_words *w, const char *key, uint64_t *v)
+{
+	size_t i, kl = strlen(key);
+
+	for (i = 1; i < w->count; i++) {
+		if (w->len[i] <= kl || memcmp(w->word[i], key, kl) || w->word[i][kl] != '=')
+			continue;
+		return ktau__parse_u64(w->word[i] + kl + 1, w->len[i] - kl - 1, v) ? -1 : 0;
+	}
+	return 1;
+}
+
+/* "memory tasks=N bytes=M limit=L": bytes= and limit= are needed */
+static int parse_memory(struct ktau_control_status *s, const struct ktau_words *w,
+			unsigned int line, struct ktau_parse_error *err)
+{
+	if (key_u64(w, "bytes", &s->mem_bytes) || key_u64(w, "limit", &s->mem_limit))
+		return ktau__fail(err, EPROTO, line, "memory: expected bytes=N limit=N");
+	s->have_memory = true;
+	return 0;
+}
+
+/* "user_memory limit=L users=N" */
+static int parse_user_memory(struct ktau_control_status *s, const struct ktau_words *w,
+			     unsigned int line, struct ktau_parse_error *err)
+{
+	if (key_u64(w, "limit", &s->user_limit) || key_u64(w, "users", &s->users_charged))
+		return ktau__fail(err, EPROTO, line, "user_memory: expected limit=N users=N");
+	s->have_user_memory = true;
+	return 0;
+}
+
+/* "user uid=U bytes=B limit=L" */
+static int parse_user(struct ktau_control_status *s, const struct ktau_words *w,
+		      unsigned int line, struct ktau_parse_error *err)
+{
+	struct ktau_control_user u;
+
+	if (key_u64(w, "uid", &u.uid) || key_u64(w, "bytes", &u.bytes) ||
+	    key_u64(w, "limit", &u.limit) || u.uid > UINT32_MAX)
+		return ktau__fail(err, EPROTO, line, "user: expected uid=N bytes=N limit=N");
+	if (ktau__grow((void **)&s->users, &s->cap_users, s->nr_users, sizeof(*s->users)))
+		return ktau__fail(err, ENOMEM, line, "out of memory");
+	s->users[s->nr_users++] = u;
+	return 0;
+}
+
 /* "trace on|off KEY=VALUE...": keys other than lost= are for people */
 static int parse_trace(struct ktau_control_status *s, const struct ktau_words *w,
 		       unsigned int line, struct ktau_parse_error *err)
@@ -205,6 +265,12 @@ static int parse_line(struct ktau_control_status *s, struct seen *seen,
 		return parse_lost(s, w, line, err);
 	if (ktau__word_is(k, n, "trace"))
 		return parse_trace(s, w, line, err);
+	if (ktau__word_is(k, n, "memory"))
+		return parse_memory(s, w, line, err);
+	if (ktau__word_is(k, n, "user_memory"))
+		return parse_user_memory(s, w, line, err);
+	if (ktau__word_is(k, n, "user"))
+		return parse_user(s, w, line, err);
 	if (ktau__word_is(k, n, "end"))
 		seen->end = true;
 	/* else: usage text, or a key from a later version */
@@ -339,6 +405,39 @@ int ktau_control_status_trace(const struct ktau_control_status *s, bool *on,
 		*on = s->trace_on;
 	if (lost)
 		*lost = s->trace_lost;
+	return 0;
+}
+
+int ktau_control_status_memory(const struct ktau_control_status *s, uint64_t *bytes,
+			       uint64_t *limit, uint64_t *user_limit)
+{
+	if (!s->have_memory)
+		return -ENOENT;
+	if (bytes)
+		*bytes = s->mem_bytes;
+	if (limit)
+		*limit = s->mem_limit;
+	if (user_limit)
+		*user_limit = s->have_user_memory ? s->user_limit : 0;
+	return 0;
+}
+
+size_t ktau_control_status_user_count(const struct ktau_control_status *s)
+{
+	return s->nr_users;
+}
+
+int ktau_control_status_user(const struct ktau_control_status *s, size_t index,
+			     uint32_t *uid, uint64_t *bytes, uint64_t *limit)
+{
+	if (index >= s->nr_users)
+		return -ERANGE;
+	if (uid)
+		*uid = (uint32_t)s->users[index].uid;
+	if (bytes)
+		*bytes = s->users[index].bytes;
+	if (limit)
+		*limit = s->users[index].limit;
 	return 0;
 }
 

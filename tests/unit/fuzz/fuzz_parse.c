@@ -38,6 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (i = 0; i < ktau_control_status_group_count(c); i++)
 			ktau_control_status_group_enabled(c, ktau_control_status_group(c, i));
+		ktau_control_status_memory(c, NULL, NULL, NULL);
+		for (i = 0; i <= ktau_control_status_user_count(c); i++)
+			ktau_control_status_user(c, i, NULL, NULL, NULL);
 	}
 	ktau_control_status_free(c);
 	ktau_archive_free(ktau_archive_parse(data, size, NULL));
