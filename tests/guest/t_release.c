@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #define PR_KTAU_SET_CONTEXT 0x4b544155
-#define NCTX 1000		/* C's user contexts: 2 records each */
+#define NCTX 500		/* C's user contexts: 2 records each */
 #define P_CALLS 7
 #define ROUNDS 4
 #define REAP_LIMIT_NS 100000000LL
