@@ -65,7 +65,7 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	export QEMU_MEM=${QEMU_MEM:-1G}
 	run "guest tests (QEMU)" "$top/tests/qemu/run-guest.sh" --mode check \
 		--kernel "$BUILD/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-		--timeout "${GUEST_TIMEOUT:-1500}" --log "$BUILD/qemu-check.log" \
+		--timeout "${GUEST_TIMEOUT:-2400}" --log "$BUILD/qemu-check.log" \
 		--share "$BUILD/guest-share"
 	run "guest archive read on the host" "$top/tests/qemu/check-guest-archive.sh" \
 		"$BUILD/guest-share" "$BUILD/user/bin/ktau-report"
