@@ -90,4 +90,4 @@ mkdir -p "$share"
 QEMU_MEM=${QEMU_MEM:-1G} "$top/tests/qemu/run-guest.sh" --mode check \
 	--kernel "$BUILD/bzImage-debian" --initrd "$initrd" \
 	--timeout "${GUEST_TIMEOUT:-1500}" --log "$BUILD/qemu-debian.log" --share "$share" |
-	sed 's/^\(PASS\|FAIL\): /\1: debian\//'
+	sed 's/^\(PASS\|FAIL\|SKIP\): /\1: debian\//'

@@ -18,7 +18,8 @@
 #              entry-work tests booted with preempt=voluntary and none.
 #
 # usage: scripts/check-long.sh [--boots N] [PART...]   (PART: smp4 stress distro)
-# Prints PASS/FAIL lines, each prefixed with its run, and "N passed, N failed".
+# Prints PASS/FAIL/SKIP lines, each prefixed with its run, then the summary
+# of scripts/summary.sh (its last line "N passed, N failed").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,7 +68,7 @@ guest() {
 		--timeout 2400 --log "$BUILD/qemu-long-$name.log" --share "$share" \
 		${icount:+--icount "$icount"} ${append:+--append "$append"} 2>&1)
 	printf '%s\n' "$out" >> "$log"
-	printf '%s\n' "$out" | sed -n "s#^\(PASS\|FAIL\): #\1: $name/#p" | tee -a "$results"
+	printf '%s\n' "$out" | sed -n "s#^\(PASS\|FAIL\|SKIP\): #\1: $name/#p" | tee -a "$results"
 	printf '%s\n' "$out" | grep '^run-guest:' | tail -n 1
 }
 

@@ -1,10 +1,14 @@
 #!/bin/bash
-# `make check`: every test of the project, then one summary line.
+# `make check`: every test of the project, then the summary.
 #
 # Each phase prints `PASS: name` / `FAIL: name: why` lines, and `SKIP: name:
-# why` where an optional reader is missing (shown, not counted); a phase
-# that cannot even build reports one FAIL for itself.  The whole log is kept in
-# build/check.log.  Exit status: 0 when nothing failed.
+# what is missing` where a check cannot run here (a tool, a package or a
+# kernel feature it needs is missing); a phase that cannot even build
+# reports one FAIL for itself.  The whole log is kept in build/check.log.
+# scripts/summary.sh counts the three and lists the failed and skipped
+# checks; the last two lines are `N passed, N failed, N skipped` and
+# `N passed, N failed`.  Exit status: 0 when nothing failed (a skip fails
+# only under KTAU_CHECK_NO_SKIP=1, as .ci/run runs it).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +39,8 @@ run() {
 	return 0
 }
 
+# summary() itself: what the last lines of this script say
+run "check summary (host)" "$top/tests/lib/test-summary.sh"
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "install" "$top/tests/install/check-install.sh"
 # libktau-mpi under a real Open MPI, on the host (SKIP without mpicc/mpirun)

@@ -2,7 +2,7 @@
 # Runs every guest test (t_* next to this script) and relays its lines:
 #   PASS: <test>/<check>
 #   FAIL: <test>/<check>: <reason>
-#   SKIP: <test>/<check>: <why>   (could not run here; not counted)
+#   SKIP: <test>/<check>: <what is missing>   (could not run here)
 #   INFO: ...            (not a check)
 # A test that exits non-zero without a FAIL line, prints no result line, or
 # runs longer than TEST_TIMEOUT seconds gets a FAIL line of its own.
@@ -13,6 +13,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-240}
 tmp=${TMPDIR:-/tmp}
 pass=0
 fail=0
+skip=0
 
 if [ $# -gt 0 ]; then
 	tests=
@@ -62,7 +63,8 @@ for t in $tests; do
 	fi
 	pass=$((pass + np))
 	fail=$((fail + nf))
+	skip=$((skip + ns))
 	rm -f "$out"
 done
-echo "INFO: guest tests: $pass passed, $fail failed"
+echo "INFO: guest tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

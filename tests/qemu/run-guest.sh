@@ -27,10 +27,12 @@
 #   QEMU_MEM (512M), QEMU_SMP (2: N CPUs as N sockets; or a full -smp value),
 #   QEMU_EXTRA (more QEMU arguments, word-split), QEMU_ACCEL (tcg,thread=single).
 #
-# Prints to stdout every `PASS: ...` / `FAIL: ...` / `SKIP: ...` line of the guest, then
+# Prints to stdout every `PASS: ...` / `FAIL: ...` / `SKIP: ...` line of the guest
+# (SKIP: a check the guest could not run, naming what it lacks), then
 #   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat,
 #                                 RCU stall or hung task
 #   PASS|FAIL: guest-completed    the guest reached KTAU-GUEST-DONE (no timeout/crash)
+# and on stderr their counts, `N passed, N failed, N skipped`.
 # Exit status: 0 when no FAIL line was printed, 1 otherwise, 2 on bad usage.
 # In shell mode QEMU runs interactively on this terminal (Ctrl-A X quits) and
 # nothing is checked.
@@ -86,23 +88,26 @@ DONE_MARK=KTAU-GUEST-DONE
 
 nfail=0
 npass=0
-result() {	# result PASS|FAIL line...
+nskip=0
+result() {	# result PASS|FAIL|SKIP line...
 	echo "$*"
-	case "$1" in PASS:) npass=$((npass + 1)) ;; FAIL:) nfail=$((nfail + 1)) ;; esac
+	case "$1" in
+	PASS:) npass=$((npass + 1)) ;;
+	FAIL:) nfail=$((nfail + 1)) ;;
+	SKIP:) nskip=$((nskip + 1)) ;;
+	esac
 }
 
 # check_log LOG QEMU_STATUS ELAPSED
 check_log() {
 	local log=$1 qrc=${2:-0} elapsed=${3:-?} line bad why
-	# the guest's result lines (unanchored: the console may glue escape codes in front)
+	# the guest's result lines, counted, in their order (unanchored: the
+	# console may glue escape codes in front)
 	while IFS= read -r line; do
 		result "${line%% *}" "${line#* }"
-	done < <(grep -aoE '(PASS|FAIL): .*' "$log")
-	# checks the guest could not run (shown, not counted)
-	grep -aoE 'SKIP: .*' "$log"
+	done < <(grep -aoE '(PASS|FAIL|SKIP): .*' "$log")
 	grep -aoE 'INFO: .*' "$log" >&2
-	if [ "$MODE" = check ] && [ "$npass" -eq 0 ] && [ "$nfail" -eq 0 ] &&
-	   ! grep -aqE 'SKIP: ' "$log"; then
+	if [ "$MODE" = check ] && [ $((npass + nfail + nskip)) -eq 0 ]; then
 		result FAIL: "guest-results: no PASS/FAIL/SKIP line from the guest tests"
 	fi
 
@@ -132,7 +137,7 @@ check_log() {
 if [ -n "$CHECK_ONLY" ]; then
 	[ -r "$CHECK_ONLY" ] || { echo "run-guest: cannot read $CHECK_ONLY" >&2; exit 2; }
 	check_log "$CHECK_ONLY" none
-	echo "run-guest: $CHECK_ONLY: $npass passed, $nfail failed" >&2
+	echo "run-guest: $CHECK_ONLY: $npass passed, $nfail failed, $nskip skipped" >&2
 	[ "$nfail" -eq 0 ]
 	exit
 fi
@@ -222,5 +227,6 @@ qrc=${PIPESTATUS[0]}
 elapsed=$(( $(date +%s) - start ))
 
 check_log "$LOG" "$qrc" "$elapsed"
-echo "run-guest: mode $MODE, ${elapsed} s, QEMU status $qrc: $npass passed, $nfail failed (log: $LOG)" >&2
+echo "run-guest: mode $MODE, ${elapsed} s, QEMU status $qrc: $npass passed, $nfail failed," \
+	"$nskip skipped (log: $LOG)" >&2
 [ "$nfail" -eq 0 ]
