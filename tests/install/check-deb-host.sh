@@ -18,7 +18,7 @@ label=deb-host
 # the installed programs find libktau where dpkg put it, or not at all
 unset LD_LIBRARY_PATH
 
-have_tools "$label" "make deps" dpkg dpkg-deb dpkg-query dpkg-buildpackage || exit 0
+have_tools "$label" "make deps installs dpkg-dev" dpkg dpkg-deb dpkg-query dpkg-buildpackage || exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: $label: not root (dpkg -i of the packages needs root; CI runs as root)"
 	exit 0

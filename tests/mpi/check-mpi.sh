@@ -11,7 +11,9 @@
 # rank says why), and a rank that crashes (the others' files stay whole,
 # no half file is left).  There is no ktau kernel here: the profiles are
 # user-level only (the guest test checks kernel routines under MPI ones).
-# One PASS/FAIL line a check; one SKIP line without mpicc or mpirun.
+# One PASS/FAIL line a check; one SKIP line without mpicc or mpirun, and
+# one for each part that cannot run here (Fortran without mpifort, TAU's
+# readers without the shared tau-check), naming what is missing.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,7 +92,7 @@ fi
 # ---- Fortran (`use mpi`): Open MPI's Fortran bindings call PMPI_ directly,
 # libktau-mpi's mpi_*_ entry points time them ----
 if [ ! -x "$bin/mpi-ring-f" ]; then
-	echo "SKIP: $label: Fortran: no mpifort (make deps installs gfortran)"
+	echo "SKIP: $label: Fortran: mpifort not installed (Debian packages libopenmpi-dev, gfortran)"
 else
 	job "$tmp/fortran" LD_PRELOAD="$bin/libktau-mpi.so" LD_LIBRARY_PATH="$lib" \
 		KTAU_PROFILE_DIR="$tmp/fortran-dir" -- "$bin/mpi-ring-f" 6 300
@@ -103,7 +105,7 @@ fi
 # ---- TAU's own readers (ParaProf's, pprof), where this machine has them ----
 tau_check=$top/../shared/tools/tau-check/check.sh
 if [ ! -x "$tau_check" ]; then
-	echo "SKIP: $label: TAU's readers: no $tau_check"
+	echo "SKIP: $label: TAU's readers: $tau_check not found (the project's shared/ folder beside the clone)"
 elif [ ! -d "$dir" ]; then
 	fail "$label: ParaProf's and pprof's readers open the LD_PRELOAD job's directory" "no directory"
 elif out=$("$tau_check" "$dir" 2>&1); then

@@ -36,13 +36,19 @@ void test_fail(struct test_ctx *t, const char *file, int line, const char *fmt, 
 	va_end(ap);
 }
 
+/* A second reason (SKIP_PART() more than once) comes after the first. */
 void test_skip(struct test_ctx *t, const char *fmt, ...)
 {
+	size_t n = t->skipped ? strlen(t->reason) : 0;
 	va_list ap;
 
+	if (n && n + 2 < sizeof(t->reason)) {
+		memcpy(t->reason + n, "; ", 3);
+		n += 2;
+	}
 	t->skipped = 1;
 	va_start(ap, fmt);
-	vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
+	vsnprintf(t->reason + n, sizeof(t->reason) - n, fmt, ap);
 	va_end(ap);
 }
 

@@ -9,8 +9,11 @@
  *
  * Every test runs in its own child process (a crash or a leak fails that
  * test only) and prints one line: "PASS: <name>" or "FAIL: <name>: <reason>",
- * or "SKIP: <name>: <reason>" when it needs an optional tool that is
- * missing (SKIP(), after freeing what it holds: leaks still fail).
+ * or "SKIP: <name>: <reason>" when it needs a tool that is missing (SKIP(),
+ * after freeing what it holds: leaks still fail; the reason names the tool
+ * and its Debian package).  SKIP_PART() notes a part that cannot run and
+ * goes on: the test then ends as a SKIP with every such reason, unless it
+ * fails, so that a test never prints both a SKIP and a PASS line.
  * The ASSERT_* macros end the test at the first failure; they may only be
  * used in the test body itself, not in helper functions (helpers return a
  * value the body asserts on).
@@ -59,12 +62,17 @@ const char *test_fixture(const char *name);
 		return;							\
 	} while (0)
 
-/* Ends the test as skipped, e.g. SKIP("go is not installed"). */
+/* Ends the test as skipped, e.g.
+ * SKIP("go is not installed (Debian package golang-go)"). */
 #define SKIP(...)							\
 	do {								\
 		test_skip(_t, __VA_ARGS__);				\
 		return;							\
 	} while (0)
+
+/* A part of the test cannot run here: the rest runs, and the test ends
+ * as skipped (with this reason, after any other) unless it fails. */
+#define SKIP_PART(...) test_skip(_t, __VA_ARGS__)
 
 #define ASSERT_TRUE(cond)						\
 	do {								\

@@ -343,8 +343,7 @@ TEST(export_callgrind_read_by_callgrind_annotate)
 	ASSERT_CONTAINS(text, "cfn=(4) NET_RX()\ncalls=3 0\n0 10000\n");
 	ASSERT_EQ_U64(model_excl_total(m), callgrind_self_total(text));
 	if (!have_program("callgrind_annotate")) {
-		printf("SKIP: export_callgrind_read_by_callgrind_annotate: "
-		       "callgrind_annotate is not installed (apt-get install valgrind)\n");
+		SKIP_PART("callgrind_annotate is not installed (Debian package valgrind)");
 	} else {
 		ASSERT_EQ(0, callgrind_annotate(path, &r));
 		ASSERT_EQ(0, r.status);
@@ -378,8 +377,7 @@ TEST(export_pprof_read_by_protoc)
 	ASSERT_EQ(0x0a, (unsigned char)text[0]);
 	free(text);
 	if (!have_program("protoc")) {
-		printf("SKIP: export_pprof_read_by_protoc: protoc is not installed "
-		       "(apt-get install protobuf-compiler)\n");
+		SKIP_PART("protoc is not installed (Debian package protobuf-compiler)");
 		goto out;
 	}
 	ASSERT_EQ(0, protoc_decode(path, &r));
@@ -754,7 +752,7 @@ TEST(export_v2_stacks_add_up_in_tau_and_pprof)
 		ASSERT_EQ_U64(1000, protoc_value_total(r.out, 1, &samples));
 		run_result_free(&r);
 	} else {
-		printf("SKIP: export_v2_stacks_add_up_in_tau_and_pprof: protoc is not installed\n");
+		SKIP_PART("protoc is not installed (Debian package protobuf-compiler)");
 	}
 	remove_tree(dir);
 	free(dir);

@@ -382,7 +382,7 @@ TEST(export_pprof_labels_and_events_read_by_protoc)
 	ASSERT_NOT_NULL(path);
 	if (!have_program("protoc")) {
 		done(dir, path, m);
-		SKIP("protoc is not installed (apt-get install protobuf-compiler)");
+		SKIP("protoc is not installed (Debian package protobuf-compiler)");
 	}
 	ASSERT_EQ(0, protoc_decode(path, &r));
 	ASSERT_EQ(0, r.status);
@@ -578,7 +578,7 @@ TEST(export_pprof_read_by_go_tool_pprof)
 	ASSERT_NOT_NULL(path);
 	if (!have_program("go")) {
 		done(dir, path, m);
-		SKIP("go is not installed (apt-get install golang-go)");
+		SKIP("go is not installed (Debian package golang-go)");
 	}
 	ASSERT_EQ(0, go_pprof(dir, &r, (const char *[]){ "-raw", NULL }, path));
 	ASSERT_EQ(0, r.status);

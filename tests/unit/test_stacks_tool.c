@@ -198,8 +198,7 @@ TEST(ktau_stacks_formats_read_back_by_their_readers)
 	ASSERT_EQ(0, r.status);
 	run_result_free(&r);
 	if (!have_program("callgrind_annotate")) {
-		printf("SKIP: ktau_stacks_formats_read_back_by_their_readers: callgrind_annotate "
-		       "is not installed (apt-get install valgrind)\n");
+		SKIP_PART("callgrind_annotate is not installed (Debian package valgrind)");
 	} else {
 		ASSERT_EQ(0, callgrind_annotate(path, &r));
 		ASSERT_EQ(0, r.status);
@@ -215,8 +214,7 @@ TEST(ktau_stacks_formats_read_back_by_their_readers)
 	ASSERT_EQ(0, r.status);
 	run_result_free(&r);
 	if (!have_program("protoc")) {
-		printf("SKIP: ktau_stacks_formats_read_back_by_their_readers: protoc is not "
-		       "installed (apt-get install protobuf-compiler)\n");
+		SKIP_PART("protoc is not installed (Debian package protobuf-compiler)");
 	} else {
 		ASSERT_EQ(0, protoc_decode(path, &r));
 		ASSERT_STREQ("", r.err);

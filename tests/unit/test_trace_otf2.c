@@ -187,7 +187,7 @@ TEST(export_otf2_read_back_by_otf2_print)
 	size_t i;
 
 	if (!have_program("otf2-print"))
-		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
+		SKIP("otf2-print is not installed (Debian package otf2-tools)");
 	ASSERT_EQ(0, otf2_case_init(&c));
 	ASSERT_EQ(0, otf2_export_ok(&c, anchor, sizeof(anchor)));
 
@@ -293,7 +293,7 @@ TEST(export_otf2_atomic_events_as_metrics)
 	char *argv[] = { "/usr/bin/otf2-print", "-G", anchor, NULL };
 
 	if (!have_program("otf2-print"))
-		SKIP("otf2-print is not installed (apt-get install otf2-tools)");
+		SKIP("otf2-print is not installed (Debian package otf2-tools)");
 	ASSERT_EQ(0, otf2_case_init(&c));
 	tg_sample_atomic(&g);
 	ASSERT_EQ(0, tg_write(&g, c.trace));
@@ -379,7 +379,7 @@ TEST(export_otf2_errors)
 
 TEST(export_otf2_read_back_by_otf2_print)
 {
-	SKIP("ktau-export was built without libotf2 (apt-get install libotf2-trace-dev)");
+	SKIP("ktau-export was built without libotf2 (Debian package libotf2-trace-dev)");
 }
 
 TEST(export_otf2_says_it_was_built_without_otf2)
