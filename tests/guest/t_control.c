@@ -284,20 +284,20 @@ static void check_readback(void)
 	expect_state("initial-groups", "running", NULL, 0);
 }
 
+/* own thread's page_fault calls, and its getpid calls in *getpid_calls
+ * (-1 after a FAIL line) */
 static uint64_t own_faults(const char *check, long long *getpid_calls)
 {
 	struct ktr_profile p;
-	struct ktr_block *b;
+	struct ktr_block *b = own_thread(check, &p);
 	uint64_t f = 0, g = 0;
 
 	*getpid_calls = -1;
-	if (ktr_load_buf(tpath, pbuf, sizeof(pbuf), &p, check))
+	if (!b)
 		return 0;
-	b = ktr_block_kind(&p, "thread", 0);
 	ktr_func(b, "page_fault", &f, NULL, NULL);
 	ktr_func(b, "getpid", &g, NULL, NULL);
-	if (b)
-		*getpid_calls = (long long)g;
+	*getpid_calls = (long long)g;
 	ktr_free(&p);
 	return f;
 }
@@ -412,9 +412,15 @@ static void check_stop_start(void)
 	long long g0, g;
 	uint64_t f0, f;
 
-	own_faults("stop", &g0);
-	if (g0 < 0 || mem == MAP_FAILED)
+	if (mem == MAP_FAILED) {
+		ktr_fail("stop", "mmap of 8 pages: %s", strerror(errno));
 		return;
+	}
+	own_faults("stop", &g0);
+	if (g0 < 0) {	/* the FAIL line is printed */
+		munmap((void *)mem, (size_t)(8 * pg));
+		return;
+	}
 	cmd("stop", "stop");
 	expect_state("stop-state", "stopped", NULL, 0);
 	/* faults from before the stop took effect (first use of code and data

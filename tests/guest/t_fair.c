@@ -244,7 +244,8 @@ static void count_block(const struct ktr_block *b, struct calls *c)
 	c->dropped += b->dropped > 0 ? b->dropped : 0;
 }
 
-/* The process block of @pid (threads live and exited). */
+/* The process block of @pid (threads live and exited); 0, or -1 after a
+ * FAIL line. */
 static int process_calls(pid_t pid, struct calls *c, const char *check)
 {
 	struct ktr_profile p;
@@ -258,6 +259,8 @@ static int process_calls(pid_t pid, struct calls *c, const char *check)
 	b = ktr_block_kind(&p, "process", 0);
 	if (b)
 		count_block(b, c);
+	else
+		ktr_fail(check, "%s has no kind=process block", path);
 	ktr_free(&p);
 	return b ? 0 : -1;
 }

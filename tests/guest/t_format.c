@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 			ktr_free(&p);
 		}
 	} else {
-		ktr_info("system", "/proc/ktau/profile absent: %s", strerror(errno));
+		ktr_fail("system-parse", "/proc/ktau/profile: %s", strerror(errno));
 	}
 	ktr_fmap_free(&fmap);
 	return ktr_exit();

@@ -15,7 +15,7 @@
  *     checked on a nohz_full CPU, whose tick stops for a lone task): the
  *     CPU records as it did before its first offline.
  *
- * The CPUs are left online.  Checks are skipped, with an INFO line, on
+ * The CPUs are left online.  The test is skipped, with a SKIP line, on
  * one CPU or where CPU 1 cannot go offline.
  */
 #define _GNU_SOURCE
@@ -193,20 +193,22 @@ static int hotplug_exact(int ncpus)
 }
 
 /* getpid and irq counts of this thread. */
-static int thread_counts(uint64_t *getpids, uint64_t *irqs)
+static int thread_counts(const char *check, uint64_t *getpids, uint64_t *irqs)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", (long)syscall(SYS_gettid));
-	if (ktr_load(path, 0, &p, "hotplug-after"))
+	if (ktr_load(path, 0, &p, check))
 		return -1;
 	b = ktr_block_kind(&p, "thread", 0);
 	*getpids = *irqs = 0;
 	if (b) {
 		ktr_func(b, "getpid", getpids, NULL, NULL);
 		ktr_func(b, "irq", irqs, NULL, NULL);
+	} else {
+		ktr_fail(check, "%s has no kind=thread block", path);
 	}
 	ktr_free(&p);
 	return b ? 0 : -1;
@@ -245,14 +247,14 @@ static void hotplug_after(int ncpus)
 			ktr_fail(check, "cannot run on cpu%d: %s", cpu, strerror(errno));
 			continue;
 		}
-		if (thread_counts(&g0, &i0))
+		if (thread_counts(check, &g0, &i0))
 			continue;
 		for (int i = 0; i < PINNED_CALLS; i++)
 			syscall(SYS_getpid);
 		t0 = now_ms();
 		while (now_ms() - t0 < 200)
 			;
-		if (thread_counts(&g1, &i1))
+		if (thread_counts(check, &g1, &i1))
 			continue;
 		ktr_check(g1 - g0 == PINNED_CALLS && (i1 > i0 || nohz_full_cpu(cpu)) &&
 			  sched_getcpu() == cpu, check,
@@ -273,8 +275,13 @@ int main(void)
 		ktr_fail("setup", "mmap: %s", strerror(errno));
 		return ktr_exit();
 	}
-	if (ncpus < 2 || access("/sys/devices/system/cpu/cpu1/online", W_OK)) {
-		ktr_info("skipped", "%d CPU(s) online, cpu1/online %s: no hotplug checks", ncpus,
+	if (ncpus < 2) {
+		ktr_skip("cpus", "%d CPU online, hotplug needs 2 or more (QEMU_SMP=2)", ncpus);
+		return ktr_exit();
+	}
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK)) {
+		ktr_skip("cpu1-offline", "/sys/devices/system/cpu/cpu1/online %s: this kernel "
+			 "cannot take a CPU offline (CONFIG_HOTPLUG_CPU)",
 			 access("/sys/devices/system/cpu/cpu1/online", F_OK) ? "absent" :
 			 "not writable");
 		return ktr_exit();

@@ -122,14 +122,21 @@ static void check_errors(void)
 	}
 }
 
+/* Own thread's block, loaded into *p (to free), or NULL after a FAIL line. */
 static struct ktr_block *self_thread(struct ktr_profile *p, const char *check)
 {
+	struct ktr_block *b;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", (long)syscall(SYS_gettid));
 	if (ktr_load(path, 0, p, check))
 		return NULL;
-	return ktr_block_kind(p, "thread", 0);
+	b = ktr_block_kind(p, "thread", 0);
+	if (!b) {
+		ktr_fail(check, "%s has no kind=thread block", path);
+		ktr_free(p);
+	}
+	return b;
 }
 
 static void check_run(void)

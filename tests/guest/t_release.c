@@ -105,7 +105,8 @@ static void parent(int out)
 	_exit(write(out, &t, sizeof(t)) == sizeof(t) ? 0 : 6);
 }
 
-/* This process's children block: processes and getppid() calls. */
+/* This process's children block: processes and getppid() calls; 0, or
+ * -1 after a FAIL line. */
 static int children_now(long *processes, uint64_t *calls)
 {
 	struct ktr_profile p;
@@ -118,6 +119,8 @@ static int children_now(long *processes, uint64_t *calls)
 	*processes = b ? b->processes : -1;
 	if (b)
 		ktr_func(b, "getppid", calls, NULL, NULL);
+	else
+		ktr_fail("settle", "/proc/self/ktau has no kind=children block");
 	ktr_free(&p);
 	return b ? 0 : -1;
 }
@@ -189,10 +192,8 @@ int main(void)
 		ktr_fail("cpus", "needs 2 CPUs: the busy loop takes CPU 0");
 		return ktr_exit();
 	}
-	if (children_now(&processes0, &calls0)) {
-		ktr_fail("setup", "no children block in /proc/self/ktau");
+	if (children_now(&processes0, &calls0))
 		return ktr_exit();
-	}
 	busy = fork();
 	if (busy == 0) {
 		if (pin_to(0))

@@ -152,8 +152,7 @@ int main(void)
 			  expect);
 
 	/* the system-wide file: thread blocks + exited block of our pid */
-	if (access("/proc/ktau/profile", F_OK) == 0 &&
-	    ktr_load("/proc/ktau/profile", 0, &p, "system-sum") == 0) {
+	if (ktr_load("/proc/ktau/profile", 0, &p, "system-sum") == 0) {
 		uint64_t s = 0;
 		int nthr = 0;
 

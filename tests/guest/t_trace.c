@@ -400,8 +400,10 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 	int go[2], wake[2], report[2], fd, st;
 	char cmd[64];
 
-	if (pipe(go) || pipe(wake) || pipe(report))
+	if (pipe(go) || pipe(wake) || pipe(report)) {
+		ktr_fail("known-setup", "pipe: %s", strerror(errno));
 		return -1;
+	}
 	k->child = fork();
 	if (!k->child) {
 		close(go[1]);
@@ -430,8 +432,10 @@ static int run_known(struct known *k, struct trace *t, unsigned char *header)
 		return -1;
 	}
 	if (write(wake[1], "w", 1) != 1 ||
-	    read(report[0], &k->grandchild, sizeof(k->grandchild)) != sizeof(k->grandchild))
+	    read(report[0], &k->grandchild, sizeof(k->grandchild)) != sizeof(k->grandchild)) {
+		ktr_fail("known-setup", "the child reported no grandchild");
 		return -1;
+	}
 	waitpid(k->child, &st, 0);
 	drain(fd, 1 << 20, t, header);
 	close(fd);
