@@ -28,7 +28,8 @@ INSTALL_VARS = PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
 KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: help all deps kernel user lib tools guest-tests initramfs boot demo \
+.PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
+	kernel user lib tools guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
 	install uninstall deb deb-kernel
 
@@ -38,7 +39,9 @@ help:
 	@echo '  make demo-mpi  the same for a 4-rank Open MPI job (mpi-ring under libktau-mpi):'
 	@echo '                 the job report, and ktau-demo-mpi/tau/ for ParaProf'
 	@echo '  make check     every test; the last line is "N passed, N failed"'
-	@echo '  make deps      install the Debian packages needed (sudo when not root)'
+	@echo '  make deps      install the Debian packages of every target (sudo when not root)'
+	@echo '  make deps-demo only what make demo needs; also deps-mpi, deps-bench, deps-deb,'
+	@echo '                 deps-check (scripts/deps.sh --help lists the profiles)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
@@ -52,15 +55,20 @@ help:
 	@echo '                 $(BUILD)/deb-kernel/ (KCONFIG=, KBASE=, KSRC=, LOCALVERSION=-ktau)'
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
-	@echo '  make bench     the overhead table of issue 7 (three kernels under qemu -icount)'
+	@echo '  make bench     the overhead table, docs/benchmark.md (three kernels under qemu -icount)'
 	@echo '  make bench-job a synthetic 1000-rank job through ktau-report --job: time and memory'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
 
 all: kernel user initramfs
 
+# The Debian packages, by profile (scripts/deps.sh): `make deps` installs
+# them all; each target below installs only its own.
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
+
+deps-demo deps-mpi deps-bench deps-deb deps-check:
+	@scripts/deps.sh $(@:deps-%=%)
 
 kernel:
 	@KSRC='$(KSRC)' KBASE='$(KBASE)' KMODULES='$(KMODULES)' scripts/build-kernel.sh $(KCONFIG)
@@ -82,7 +90,9 @@ guest-tests:
 
 # libktau-mpi (mpi/): optional, built when an MPI compiler wrapper is
 # found (MPICC=, default mpicc) unless MPI=no; the core build never needs
-# MPI.
+# MPI.  mpi-if-found looks for it when its recipe runs, not when this file
+# is read, so that a target that installs Open MPI first (demo-mpi) builds
+# it; HAVE_MPICC, read with the file, serves make install.
 MPICC ?= mpicc
 MPI ?= auto
 HAVE_MPICC := $(if $(filter no,$(MPI)),,$(shell command -v $(MPICC) 2>/dev/null))
@@ -95,11 +105,13 @@ mpi: lib
 # a failure there leaves the core build whole (make mpi shows it; make
 # check's MPI phase fails on it)
 mpi-if-found: lib
-ifneq ($(HAVE_MPICC),)
-	@$(MAKE) -s mpi || echo '==> libktau-mpi did not build with $(MPICC) (make mpi says why); the rest of ktau is built'
-else
-	@echo '==> libktau-mpi skipped: $(if $(filter no,$(MPI)),MPI=no,no $(MPICC) (apt install libopenmpi-dev, or MPICC=))'
-endif
+	@if [ '$(MPI)' = no ]; then \
+		echo '==> libktau-mpi skipped: MPI=no'; \
+	elif command -v $(MPICC) >/dev/null 2>&1; then \
+		$(MAKE) -s mpi || echo '==> libktau-mpi did not build with $(MPICC) (make mpi says why); the rest of ktau is built'; \
+	else \
+		echo '==> libktau-mpi skipped: no $(MPICC) (make deps-mpi, or apt install libopenmpi-dev, or MPICC=)'; \
+	fi
 
 user: lib tools guest-tests mpi-if-found
 
@@ -143,7 +155,7 @@ bench-job: lib tools
 
 # the benchmark table: three kernels, each booted under qemu -icount (< 30 min)
 .PHONY: bench
-bench: deps
+bench: deps-bench
 	@BUILD=$(BUILD) scripts/bench.sh
 
 # Open MPI's runtime for the guest's MPI test, when the host has it
@@ -159,23 +171,29 @@ initramfs: user
 boot: kernel initramfs
 	@tests/qemu/run-guest.sh --mode shell --kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
 
-demo: deps kernel initramfs
+# The packages first, then a new make for the builds: it reads this file
+# again with them installed (and cannot start a build before them, -j or
+# not).
+demo: deps-demo
+	@$(MAKE) --no-print-directory kernel initramfs
 	@scripts/demo.sh
 
-# an MPI job in the guest: needs Open MPI on the host (make deps installs it)
+# an MPI job in the guest: Open MPI on the host (deps-mpi installs it),
+# libktau-mpi built against it, its runtime copied into the guest
 .PHONY: demo-mpi
-demo-mpi: deps kernel initramfs
+demo-mpi: deps-mpi
+	@$(MAKE) --no-print-directory kernel initramfs
 	@scripts/demo-mpi.sh
 
-check: deps
+check: deps-check
 	@scripts/check.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian
-check-long: deps
+check-long: deps-check
 	@BUILD=$(BUILD) scripts/check-long.sh
 
-check-debian: deps
+check-debian: deps-check
 	@BUILD=$(BUILD) scripts/check-debian-config.sh
 
 fuzz:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ktau under Debian's own 6.12 kernel config (package linux-config-6.12),
-# through the route the README gives users: `make kernel
+# through the route docs/install.md gives users: `make kernel
 # KBASE=<config> KCONFIG=debian` (tests/configs/debian.config: ktau plus
 # what the QEMU guest needs built in).
 #

@@ -51,6 +51,11 @@ run "deb installed on the host" "$top/tests/install/check-deb-host.sh"
 run "guest reader self-test (host)" make -s -C "$top/tests/guest" BUILD="$BUILD/user" selftest
 # the table `make bench` prints, on fixed figures: its rows and verdicts
 run "bench table (host)" "$top/tests/bench/check-bench-table.sh"
+# the docs' relative links resolve; the README is short, make demo and
+# make check on its first screen
+run "docs: links and README (host)" "$top/tests/lib/check-doc-links.sh"
+# scripts/deps.sh's profiles, and make demo/demo-mpi install theirs first
+run "deps profiles (host)" "$top/tests/lib/check-deps-profiles.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the
 # QEMU kernel plus KASAN, KFENCE, lockdep, PROVE_RCU, atomic-sleep and

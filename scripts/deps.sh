@@ -1,35 +1,96 @@
 #!/bin/sh
-# Install the Debian packages that building and testing ktau need.
+# Install the Debian packages that one use of ktau needs, by profile.
 # A no-op when everything is there; uses sudo when not root.
+#
+#   scripts/deps.sh [PROFILE...]         install (default: all)
+#   scripts/deps.sh --list [PROFILE...]  print the packages, one a line;
+#                                        install nothing
+#
+# Profiles (each includes what it builds on):
+#   demo   `make demo`: build the kernel, the user space and the guest
+#          root, boot it in QEMU
+#   mpi    `make demo-mpi`: demo + Open MPI (libktau-mpi, the guest's job)
+#   bench  `make bench`: demo + the tracers it compares ktau with
+#   deb    `make deb`, `make deb-kernel`: the kernel's build + packaging
+#   check  `make check`, `check-long`, `check-debian`, `make fuzz`: demo,
+#          mpi and deb + every checker and reader the tests use
+#   all    every profile (CI, `make deps`)
+#
 # make check prints a SKIP line for a check whose tool is missing, and CI
-# (.ci/run) fails on it: every such tool's package is in this list.
+# (.ci/run) fails on it: every such tool's package is in the check profile.
 set -eu
 
-# Build: the kernel's own build dependencies, plus the tarball.
-# Test: QEMU, a static busybox for the guest, checkers of our output
-# (golang-go for `go tool pprof`), clang and its libFuzzer runtime for the
-# parsers' fuzz targets.
-# Bench: strace and perf, copied into the make bench guest with their libraries;
-# bpftrace too (rows 5f, 5g), and dwarves for pahole, which the bench's
-# tracing kernel needs to build its BTF (bpftrace reads /sys/kernel/btf/vmlinux).
-# Neither is needed to build or install ktau.
-# Debian's kernel config (linux-config-6.12), which make check compiles ktau under.
-# Install: pkg-config, to build a program against the installed tree; man;
-# debhelper and lintian for make deb (dpkg-dev comes with build-essential);
-# rsync for make deb-kernel (the kernel's headers_install, linux-libc-dev).
-# OTF2: libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
-# only when it is there), otf2-tools for the test harness, whose otf2-print
-# reads the archive back; the core build never needs them.
-# MPI: Open MPI (openmpi-bin, libopenmpi-dev; gfortran for its Fortran
-# bindings' test) for the optional libktau-mpi and its tests (tests/mpi/);
-# the core build never needs it. make initramfs copies Open MPI's runtime
-# into the test guest (scripts/guest-openmpi.sh).
-pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
-linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
-golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
-pkg-config man-db debhelper lintian rsync
-libotf2-trace-dev otf2-tools
-openmpi-bin libopenmpi-dev gfortran"
+# The kernel's own build dependencies and Debian's 6.12 source tarball.
+# libelf-dev (with zlib1g-dev) also serves libktau-prof, which names
+# -finstrument-functions addresses from the ELF symbol table.
+kernel="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+linux-source-6.12"
+# demo: the kernel, and QEMU and a static busybox for the guest. `make
+# initramfs` copies Open MPI into the guest only when the host has it
+# (scripts/guest-openmpi.sh).
+demo="$kernel qemu-system-x86 busybox-static"
+# mpi: Open MPI (openmpi-bin, libopenmpi-dev) for the optional libktau-mpi,
+# its tests (tests/mpi/) and the guest's job; gfortran because Debian's
+# libopenmpi-dev ships mpifort, with which mpi/Makefile builds the Fortran
+# test program. The core build never needs MPI.
+mpi="openmpi-bin libopenmpi-dev gfortran"
+# bench: strace and perf, copied into the make bench guest with their
+# libraries; bpftrace too (rows 5f, 5g), and dwarves for pahole, which the
+# bench's tracing kernel needs to build its BTF (bpftrace reads
+# /sys/kernel/btf/vmlinux). Neither is needed to build or install ktau.
+bench="strace linux-perf bpftrace dwarves"
+# deb: debhelper and lintian for make deb (dpkg-dev comes with
+# build-essential); rsync for make deb-kernel (the kernel's
+# headers_install, linux-libc-dev); Debian's kernel config
+# (linux-config-6.12), the base docs/install.md builds the packages from.
+deb="debhelper lintian rsync linux-config-6.12"
+# check: quilt and sparse for the patch checks; readers of our output
+# (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool
+# pprof`); clang and its libFuzzer runtime for the parsers' fuzz targets;
+# pkg-config, to build a program against the installed tree; man; OTF2:
+# libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
+# only when it is there), otf2-tools for the test harness, whose
+# otf2-print reads the archive back; Debian's kernel config, which make
+# check compiles ktau under.
+check="quilt sparse valgrind protobuf-compiler libc6-dev
+golang-go clang libclang-rt-14-dev linux-config-6.12
+pkg-config man-db
+libotf2-trace-dev otf2-tools"
+
+usage() {
+	sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "$0"
+	exit "${1:-2}"
+}
+
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
+[ $# -gt 0 ] || set -- all
+
+pkgs=
+for profile in "$@"; do
+	case "$profile" in
+	demo) pkgs="$pkgs $demo" ;;
+	mpi) pkgs="$pkgs $demo $mpi" ;;
+	bench) pkgs="$pkgs $demo $bench" ;;
+	deb) pkgs="$pkgs $kernel $deb" ;;
+	check) pkgs="$pkgs $demo $mpi $deb $check" ;;
+	all) pkgs="$pkgs $demo $mpi $deb $check $bench" ;;
+	-h|--help) usage 0 ;;
+	*) echo "deps: unknown profile '$profile' (demo, mpi, bench, deb, check, all)" >&2
+		usage >&2 ;;
+	esac
+done
+# each package once, in the order first named
+# shellcheck disable=SC2086 # a list of package names
+pkgs=$(printf '%s\n' $pkgs | awk '!seen[$0]++')
+
+if [ "$list" -eq 1 ]; then
+	printf '%s\n' "$pkgs"
+	exit 0
+fi
 
 missing=
 for p in $pkgs; do
@@ -37,7 +98,7 @@ for p in $pkgs; do
 		missing="$missing $p"
 done
 if [ -z "$missing" ]; then
-	echo "==> dependencies: all installed"
+	echo "==> dependencies ($*): all installed"
 	exit 0
 fi
 
@@ -49,7 +110,7 @@ else
 	echo "deps: need root (or sudo) to install:$missing" >&2
 	exit 1
 fi
-echo "==> installing:$missing"
+echo "==> installing ($*):$missing"
 $sudo apt-get update -q
 # shellcheck disable=SC2086 # a list of package names
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing

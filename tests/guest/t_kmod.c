@@ -399,8 +399,8 @@ static void check_fill(long dropped_before)
 /*
  * The thread's dropped count after a phase, said when it is not 0: the
  * touch and fill checks count only their own drops, and this line says
- * which earlier phase dropped (a rare one of unknown cause, see the
- * README's Reliability notes).
+ * which earlier phase dropped (a rare one of unknown cause, see
+ * docs/reliability.md, "Known, not understood yet").
  */
 static long phase_dropped(const char *phase)
 {

@@ -40,7 +40,7 @@ ranks=4
 launch=(mpirun --oversubscribe -np "$ranks")
 [ "$(id -u)" -ne 0 ] || launch+=(--allow-run-as-root)
 
-# job OUT ENV... -- PROGRAM ARGS...: mpirun the way the README says (each
+# job OUT ENV... -- PROGRAM ARGS...: mpirun the way docs/mpi.md says (each
 # rank under `env`), stdout and stderr in OUT.out and OUT.err; its status.
 job() {
 	local out=$1 envs=()

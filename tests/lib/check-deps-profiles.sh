@@ -1,0 +1,82 @@
+#!/bin/bash
+# scripts/deps.sh's profiles, on the host, installing nothing: `all` is
+# every profile together; the demo's leaves out what only the tests, the
+# benchmark, MPI and packaging use; each builds on the demo's (deb on the
+# kernel's build); an unknown profile is refused. And the Makefile: make
+# demo and make demo-mpi install their profile before anything else, and
+# build in a new make that reads the Makefile after the install (make -n).
+#
+#   tests/lib/check-deps-profiles.sh
+#
+# Prints PASS:/FAIL: lines; exits 1 when a check failed.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+deps=$top/scripts/deps.sh
+check_group='deps-profiles'
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+list() { "$deps" --list "$@" | LC_ALL=C sort; }
+for p in demo mpi bench deb check all; do
+	list "$p" >"$tmp/$p" || { check "list-$p" 1 "scripts/deps.sh --list $p failed"; exit 1; }
+done
+
+# all: the union of the others, nothing else
+cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/check" | LC_ALL=C sort -u >"$tmp/union"
+cmp -s "$tmp/union" "$tmp/all"
+check all-is-union $? "all differs from the union of the profiles: $(diff "$tmp/union" "$tmp/all" | grep '^[<>]' | tr '\n' ' ')"
+[ "$(list)" = "$(cat "$tmp/all")" ]
+check default-is-all $? "scripts/deps.sh without a profile is not all"
+
+# each of them has the demo's packages (deb: those of the kernel build)
+for p in mpi bench check all; do
+	extra=$(LC_ALL=C comm -23 "$tmp/demo" "$tmp/$p" | tr '\n' ' ')
+	[ -z "$extra" ]
+	check "$p-has-demo" $? "$p lacks $extra"
+done
+# has PROFILE PKG...: those of the PKGs the profile lacks
+has() {
+	local p=$1 pkg
+	shift
+	for pkg; do
+		grep -qx "$pkg" "$tmp/$p" || printf '%s ' "$pkg"
+	done
+}
+# hasnt PROFILE PKG...: those of the PKGs the profile has
+hasnt() {
+	local p=$1 pkg
+	shift
+	for pkg; do
+		! grep -qx "$pkg" "$tmp/$p" || printf '%s ' "$pkg"
+	done
+}
+out=$(has demo build-essential linux-source-6.12 qemu-system-x86 busybox-static)
+check demo-builds-and-boots "${#out}" "the demo profile lacks $out"
+# the demo's: none of the tests', the benchmark's, MPI's, packaging's
+out=$(hasnt demo golang-go clang bpftrace linux-perf dwarves openmpi-bin libopenmpi-dev \
+	gfortran lintian debhelper libotf2-trace-dev quilt valgrind)
+check demo-only-the-demo "${#out}" "the demo profile installs $out"
+out=$(has mpi openmpi-bin libopenmpi-dev gfortran)
+check mpi-has-openmpi "${#out}" "the mpi profile lacks $out"
+# the tests use none of the benchmark's tracers
+out=$(hasnt check bpftrace linux-perf strace dwarves)
+check check-without-tracers "${#out}" "the check profile installs $out"
+
+"$deps" --list nonesuch >/dev/null 2>&1
+[ $? -eq 2 ]
+check unknown-refused $? "an unknown profile does not exit 2"
+
+# the Makefile's order: the profile first, then a new make for the builds
+for t in demo:demo demo-mpi:mpi bench:bench check:check; do
+	target=${t%%:*} profile=${t#*:}
+	make -n -s -C "$top" BUILD="$tmp/build" "$target" >"$tmp/n.$target" 2>"$tmp/err.$target"
+	[ "$(head -n 1 "$tmp/n.$target")" = "scripts/deps.sh $profile" ]
+	check "make-$target-installs-$profile" $? "make -n $target starts with '$(head -n 1 "$tmp/n.$target")'"
+done
+for target in demo demo-mpi; do
+	sed -n 2p "$tmp/n.$target" | grep -q 'make.* kernel initramfs$'
+	check "make-$target-builds-after-deps" $? "make -n $target: line 2 is '$(sed -n 2p "$tmp/n.$target")'"
+done
+exit "$fail"
