@@ -1,8 +1,9 @@
 # ktau: every entry point.  `make help` lists them.
 
-# The release: the man pages' .TH lines (tools/static-tool.mk) and the
-# kernel packages' version (scripts/deb-kernel.sh) read these two lines.
-KTAU_VERSION := 1.0
+# The release's number is written once, in libktau/include/ktau.h
+# (KTAU_VERSION_MAJOR, _MINOR, _PATCH; scripts/version.sh prints it); its
+# month is this line.  The man pages' .TH lines (tools/static-tool.mk) say
+# both; the kernel packages' version (scripts/deb-kernel.sh) has the number.
 KTAU_DATE := 2026-11
 
 BUILD      ?= $(CURDIR)/build

@@ -43,6 +43,9 @@ run() {
 run "check summary (host)" "$top/tests/lib/test-summary.sh"
 run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "install" "$top/tests/install/check-install.sh"
+# one release number in ktau.h, the map, the changelog, the symbols files,
+# the .pc files and the shared objects' names; KTAU_PRIVATE for libktau-prof
+run "ABI metadata" "$top/tests/install/check-abi.sh"
 # libktau-mpi under a real Open MPI, on the host (SKIP without mpicc/mpirun)
 run "MPI library (host, Open MPI)" "$top/tests/mpi/check-mpi.sh"
 run "deb" "$top/tests/install/check-deb.sh"

@@ -55,8 +55,7 @@ for tool in dpkg-buildpackage dh bc flex bison rsync; do
 		die "$tool is not installed (make deps installs what the kernel build and dpkg-buildpackage need)"
 done
 
-version=$(sed -n 's/^KTAU_VERSION := *//p' "$top/Makefile")
-[ -n "$version" ] || die "no KTAU_VERSION in $top/Makefile"
+version=$("$top/scripts/version.sh") || die "no release in libktau/include/ktau.h"
 
 # A finished build of the same fragment is a good start (see above): the
 # object directory is a fresh copy of it whenever it was rebuilt since.

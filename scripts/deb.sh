@@ -23,11 +23,11 @@ for tool in dpkg-buildpackage dpkg-parsechangelog dh; do
 		die "$tool is not installed (apt-get install dpkg-dev debhelper, or make deps)"
 done
 
-# the package version is libktau's
+# the package version is the release (libktau/include/ktau.h)
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
-libversion=$(sed -n 's/^VERSION := *//p' "$top/libktau/Makefile")
+libversion=$("$top/scripts/version.sh") || die "no release in libktau/include/ktau.h"
 [ "$version" = "$libversion" ] ||
-	die "debian/changelog is at $version but libktau/Makefile's VERSION is $libversion: add a changelog entry (dch -v $libversion)"
+	die "debian/changelog is at $version but the release (libktau/include/ktau.h) is $libversion: add a changelog entry (dch -v $libversion)"
 
 src=$stage/ktau-$version
 rm -rf "$stage"

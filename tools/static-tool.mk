@@ -33,11 +33,13 @@ TOOL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
 OUTBIN := $(BUILD)/bin
 
 # The man pages' .TH lines say @KTAU_VERSION@ and @KTAU_DATE@: the built
-# pages ($(BUILD)/man/man1, which install installs) the top Makefile's
-# release, so that they never name a stale one.
+# pages ($(BUILD)/man/man1, which install installs) the release (ktau.h's
+# number, scripts/version.sh; the top Makefile's month), so that they never
+# name a stale one.
 MANOUT := $(BUILD)/man/man1
 TOP_MAKEFILE := $(TOOLS_SRC)/../Makefile
-KTAU_VERSION := $(shell sed -n 's/^KTAU_VERSION := *//p' $(TOP_MAKEFILE))
+VERSION_HEADER := $(TOOLS_SRC)/../libktau/include/ktau.h
+KTAU_VERSION := $(shell $(TOOLS_SRC)/../scripts/version.sh)
 KTAU_DATE := $(shell sed -n 's/^KTAU_DATE := *//p' $(TOP_MAKEFILE))
 
 COMMON_OBJS += $(OBJDIR)/tool.o
@@ -73,7 +75,7 @@ $(OBJDIR)/%.o: %.c | $(OBJDIR)
 $(OBJDIR) $(OUTBIN) $(MANOUT):
 	mkdir -p $@
 
-$(MANOUT)/%.1: %.1 $(TOP_MAKEFILE) | $(MANOUT)
+$(MANOUT)/%.1: %.1 $(TOP_MAKEFILE) $(VERSION_HEADER) | $(MANOUT)
 	sed -e 's/@KTAU_VERSION@/$(KTAU_VERSION)/g' -e 's/@KTAU_DATE@/$(KTAU_DATE)/g' $< > $@.tmp
 	mv $@.tmp $@
 

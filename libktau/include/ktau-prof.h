@@ -142,7 +142,7 @@ KTAU_PROF_API struct ktau_timer *ktau_timer_scope_enter(struct ktau_timer **site
 KTAU_PROF_API void ktau_timer_scope_leave(struct ktau_timer **scope);
 
 /*
- * Since KTAU_PROF_1.1: atomic events, metadata, the node number.
+ * Since KTAU_PROF_1.1 (ktau 1.2): atomic events, metadata, the node number.
  *
  * Atomic events (TAU's "user events"): a named event takes samples
  * (message sizes, bytes read, ...) and keeps per thread their count, min,

@@ -47,9 +47,22 @@
 extern "C" {
 #endif
 
+/*
+ * The release, MAJOR.MINOR.PATCH: the one place it is written
+ * (docs/libktau-abi.md, "Versions"). The build reads it from here
+ * (scripts/version.sh: the .pc files, the shared objects' file names
+ * libktau.so.MAJOR.MINOR.PATCH, the man pages, the packages);
+ * debian/changelog and the symbols files must agree, and MAJOR.MINOR is the
+ * newest version node of libktau.map, KTAU_MAJOR.MINOR
+ * (tests/install/check-abi.sh). The soname is libktau.so.MAJOR.
+ */
 #define KTAU_VERSION_MAJOR 1
-#define KTAU_VERSION_MINOR 0
-#define KTAU_VERSION_STRING "1.0"
+#define KTAU_VERSION_MINOR 4
+#define KTAU_VERSION_PATCH 0
+#define KTAU__STR2(x) #x
+#define KTAU__STR(x) KTAU__STR2(x)
+#define KTAU_VERSION_STRING KTAU__STR(KTAU_VERSION_MAJOR) "." \
+	KTAU__STR(KTAU_VERSION_MINOR) "." KTAU__STR(KTAU_VERSION_PATCH)
 
 /* The /proc text format versions this library reads: profiles of versions
  * KTAU_PROFILE_FORMAT_VERSION_MIN to KTAU_PROFILE_FORMAT_VERSION. */
@@ -114,7 +127,7 @@ KTAU_API void ktau_error_free(struct ktau_error *e);
 /* Message for a (negative or positive) errno value; never NULL. */
 KTAU_API const char *ktau_strerror(int err);
 
-/* Library version, e.g. "0.1". */
+/* The library's release, KTAU_VERSION_STRING of its build, e.g. "1.4.0". */
 KTAU_API const char *ktau_version(void);
 
 /* ---- time -------------------------------------------------------------- */

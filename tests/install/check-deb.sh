@@ -53,6 +53,83 @@ else
 	pass "deb: ktau-tools depends on libktau1 (its tools link libktau.so.1)"
 fi
 
+# dpkg-gensymbols lowers a symbol's version that is newer than the package's
+# (debian/changelog) to it, with a warning, and the dependencies of what uses
+# the symbol are then too weak; dpkg-shlibdeps warns of what it cannot place
+warnings=$(grep -E '^dpkg-(gensymbols|shlibdeps): warning' "$BUILD/deb-src/build.log" || true)
+if [ -n "$warnings" ]; then
+	fail "deb: dpkg-gensymbols and dpkg-shlibdeps print no warning" \
+		"$(printf '%s\n' "$warnings" | head -n 3 | tr '\n' ';') (log: $BUILD/deb-src/build.log)"
+else
+	pass "deb: dpkg-gensymbols and dpkg-shlibdeps print no warning"
+fi
+
+# Each package depends on libktau1 and libktau-prof1 at least at the release
+# that added the newest symbol its ELF files take from them (debian/*.symbols,
+# which tests/install/check-abi.sh checks), and whatever takes a KTAU_PRIVATE
+# symbol is libktau-prof1 (docs/libktau-abi.md), pinned to this very release.
+version=$("$top/scripts/version.sh")
+for p in libktau1 libktau-prof1; do
+	# "symbol@node package version template"
+	awk -v pkg="$p" '/^ / { print $1, pkg, $2, ($3 == "" ? 0 : $3) }' "$top/debian/$p.symbols"
+done > "$tmp/provided"
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+# depends_at_least PKG DEP VERSION: PKG's Depends has DEP (>= V) or (= V), V >= VERSION
+depends_at_least() {
+	dpkg-deb -f "$(pkgfile "$1")" Depends | tr ',' '\n' |
+		sed -n "s/^ *$2 (\(>=\|=\) \([^)]*\))\$/\2/p" |
+		while read -r v; do dpkg --compare-versions "$v" ge "$3" && echo yes; done | grep yes >/dev/null
+}
+private_users=
+for d in "${debs[@]}"; do
+	p=$(dpkg-deb -f "$d" Package)
+	mkdir -p "$tmp/pkg/$p"
+	dpkg-deb -x "$d" "$tmp/pkg/$p"
+	: > "$tmp/used"
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		nm -D --undefined-only "$f" | awk '$1 == "U" && $2 ~ /@KTAU_/ { print $2 }' >> "$tmp/used"
+	done < <(find "$tmp/pkg/$p" -type f -print0)
+	# "package version template" of each symbol used, from another package
+	awk 'NR == FNR { prov[$1] = $2 " " $3 " " $4; next }
+	     ($1 in prov) { print prov[$1] } !($1 in prov) { print "unknown", $1, 0 }' \
+		"$tmp/provided" "$tmp/used" | sort -u | awk -v self="$p" '$1 != self' > "$tmp/needs"
+	if grep '^unknown ' "$tmp/needs" >/dev/null; then
+		fail "deb: $p uses only symbols the packages' symbols files list" \
+			"$(grep '^unknown ' "$tmp/needs" | awk '{ print $2 }' | tr '\n' ' ')"
+	fi
+	for lib in libktau1 libktau-prof1; do
+		need=$(awk -v l="$lib" '$1 == l { print $2 }' "$tmp/needs" | sort -V | tail -n 1)
+		[ -n "$need" ] || continue
+		if depends_at_least "$p" "$lib" "$need"; then
+			pass "deb: $p depends on $lib >= $need, the newest release whose symbols it uses"
+		else
+			fail "deb: $p depends on $lib >= $need, the newest release whose symbols it uses" \
+				"Depends: $(dpkg-deb -f "$d" Depends)"
+		fi
+	done
+	if awk '$3 == 1' "$tmp/needs" | grep . >/dev/null; then
+		private_users="$private_users $p"
+		# KTAU_PRIVATE: exactly this release, (= V) or libktau1.symbols'
+		# template 1, (>= V) with (<< the next patch release)
+		deps=$(dpkg-deb -f "$d" Depends | tr ',' '\n' | sed 's/^ *//')
+		IFS=. read -r major minor patch <<<"$version"
+		if printf '%s\n' "$deps" | grep -x "libktau1 (= $version)" >/dev/null ||
+			{ printf '%s\n' "$deps" | grep -x "libktau1 (>= $version)" >/dev/null &&
+			  printf '%s\n' "$deps" | grep -x "libktau1 (<< $major.$minor.$((patch + 1))~)" >/dev/null; }; then
+			pass "deb: $p, which uses KTAU_PRIVATE, depends on libktau1 $version exactly"
+		else
+			fail "deb: $p, which uses KTAU_PRIVATE, depends on libktau1 $version exactly" \
+				"Depends: $(dpkg-deb -f "$d" Depends)"
+		fi
+	fi
+done
+if [ "$private_users" != " libktau-prof1" ]; then
+	fail "deb: libktau-prof1 alone uses KTAU_PRIVATE" "used by:${private_users:- nothing}"
+else
+	pass "deb: libktau-prof1 alone uses KTAU_PRIVATE (ktau-tools: the public ABI only)"
+fi
+
 for d in "${debs[@]}"; do
 	dpkg-deb -x "$d" "$root"
 done

@@ -31,7 +31,7 @@ mpi=
 if command -v "${MPICC:-mpicc}" >/dev/null 2>&1; then
 	mpi=libktau-mpi
 	expected+=(lib/libktau-mpi.a lib/libktau-mpi.so lib/libktau-mpi.so.1
-		lib/pkgconfig/ktau-mpi.pc)
+		"lib/libktau-mpi.so.$("$top/scripts/version.sh")" lib/pkgconfig/ktau-mpi.pc)
 fi
 check_files install "$usr" '^$' "${expected[@]}"
 outside=$(find "$dest" -mindepth 1 -maxdepth 1 ! -path "$usr")
@@ -41,15 +41,19 @@ else
 	pass "install: nothing is installed outside PREFIX"
 fi
 
-# the shared libraries: their sonames, and the development symlinks to them
+# the shared libraries: each a file named after the release, its soname's
+# link to it, and the development link to that
+version=$("$top/scripts/version.sh")
 for lib in libktau libktau-prof $mpi; do
 	soname=$(readelf -d "$usr/lib/$lib.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 	link=$(readlink "$usr/lib/$lib.so" || true)
-	if [ "$soname" != "$lib.so.1" ] || [ "$link" != "$lib.so.1" ]; then
-		fail "install: $lib.so -> $lib.so.1 (SONAME $lib.so.1)" \
-			"SONAME '$soname', $lib.so -> '$link'"
+	file=$(readlink "$usr/lib/$lib.so.1" || true)
+	if [ "$soname" != "$lib.so.1" ] || [ "$link" != "$lib.so.1" ] ||
+		[ "$file" != "$lib.so.$version" ] || [ ! -f "$usr/lib/$file" ]; then
+		fail "install: $lib.so -> $lib.so.1 -> $lib.so.$version (SONAME $lib.so.1)" \
+			"SONAME '$soname', $lib.so -> '$link', $lib.so.1 -> '$file'"
 	else
-		pass "install: $lib.so -> $lib.so.1 (SONAME $lib.so.1)"
+		pass "install: $lib.so -> $lib.so.1 -> $lib.so.$version (SONAME $lib.so.1)"
 	fi
 	check_no_runpath install "$usr/lib/$lib.so.1"
 done

@@ -42,15 +42,19 @@ source_manpages() {
 }
 
 # expected_files LIB MANEXT: the paths under /usr of the files ktau
-# installs: headers, the library files in LIB (lib, lib/x86_64-linux-gnu),
-# the tools, and the man pages with MANEXT ("", ".gz") after their names.
+# installs: headers, the library files in LIB (lib, lib/x86_64-linux-gnu;
+# each shared object named after the release, with its soname's link and
+# the .so link), the tools, and the man pages with MANEXT ("", ".gz") after
+# their names.
 expected_files() {
-	local lib=$1 manext=$2 f
+	local lib=$1 manext=$2 v f
+	v=$("$top/scripts/version.sh")
 	for f in "$top"/libktau/include/*.h; do
 		echo "include/${f##*/}"
 	done
-	for f in libktau.a libktau.so libktau.so.1 pkgconfig/ktau.pc \
-		libktau-prof.a libktau-prof.so libktau-prof.so.1 pkgconfig/ktau-prof.pc; do
+	for f in libktau.a libktau.so libktau.so.1 "libktau.so.$v" pkgconfig/ktau.pc \
+		libktau-prof.a libktau-prof.so libktau-prof.so.1 "libktau-prof.so.$v" \
+		pkgconfig/ktau-prof.pc; do
 		echo "$lib/$f"
 	done
 	source_tools | sed 's|^|bin/|'
@@ -80,11 +84,11 @@ check_files() {
 	fi
 }
 
-# The release the installed man pages name (.TH date and source): the top
-# Makefile's KTAU_VERSION and KTAU_DATE.
+# The release the installed man pages name (.TH date and source): ktau.h's
+# number (scripts/version.sh) and the top Makefile's KTAU_DATE.
 release_th() {
 	local v d
-	v=$(sed -n 's/^KTAU_VERSION := *//p' "$top/Makefile")
+	v=$("$top/scripts/version.sh")
 	d=$(sed -n 's/^KTAU_DATE := *//p' "$top/Makefile")
 	printf '%s "ktau %s"' "$d" "$v"
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -126,18 +127,36 @@ TEST(shared_library_dependencies)
 	run_result_free(&r);
 }
 
-/* lib -> lib.1 in libdir */
-static void check_soname_link(struct test_ctx *_t, const char *lib)
+/* In libdir, from is a symbolic link to the name to. */
+static void check_link(struct test_ctx *_t, const char *from, const char *to)
 {
-	char path[4200], target[256], want[256];
+	char path[4200], target[256];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", libdir(), lib);
+	snprintf(path, sizeof(path), "%s/%s", libdir(), from);
 	n = readlink(path, target, sizeof(target) - 1);
 	ASSERT_TRUE(n > 0);
 	target[n] = '\0';
-	snprintf(want, sizeof(want), "%s.1", lib);
-	ASSERT_STREQ(want, target);
+	ASSERT_STREQ(to, target);
+}
+
+/* lib -> lib.1 -> lib.1.4.0 (the release, ktau.h), a file, in libdir */
+static void check_soname_link(struct test_ctx *_t, const char *lib)
+{
+	char soname[256], file[256], path[4200];
+	struct stat st;
+
+	snprintf(soname, sizeof(soname), "%s.%d", lib, KTAU_VERSION_MAJOR);
+	snprintf(file, sizeof(file), "%s.%s", lib, KTAU_VERSION_STRING);
+	check_link(_t, lib, soname);
+	if (_t->failed)
+		return;
+	check_link(_t, soname, file);
+	if (_t->failed)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", libdir(), file);
+	ASSERT_EQ(0, lstat(path, &st));
+	ASSERT_TRUE(S_ISREG(st.st_mode));
 }
 
 TEST(soname_link_and_pkgconfig)
@@ -161,7 +180,7 @@ TEST(soname_link_and_pkgconfig)
 	ASSERT_CONTAINS(pc, "Name: ktau\n");
 	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau\n");
 	ASSERT_CONTAINS(pc, "Cflags: -I${includedir}");
-	ASSERT_CONTAINS(pc, "Version: 1.0");
+	ASSERT_CONTAINS(pc, "Version: " KTAU_VERSION_STRING "\n");
 	ASSERT_CONTAINS(pc, "Libs.private: -lm -pthread");
 	ASSERT_NOT_CONTAINS(pc, "@");
 	free(pc);
@@ -169,7 +188,8 @@ TEST(soname_link_and_pkgconfig)
 	pc = slurp(path, NULL);
 	ASSERT_NOT_NULL(pc);
 	ASSERT_CONTAINS(pc, "Name: ktau-prof\n");
-	ASSERT_CONTAINS(pc, "Requires: ktau = 1.0");
+	ASSERT_CONTAINS(pc, "Version: " KTAU_VERSION_STRING "\n");
+	ASSERT_CONTAINS(pc, "Requires: ktau = " KTAU_VERSION_STRING "\n");
 	ASSERT_CONTAINS(pc, "Libs: -L${libdir} -lktau-prof\n");
 	ASSERT_CONTAINS(pc, "Libs.private: -lelf -lz -pthread");
 	ASSERT_NOT_CONTAINS(pc, "@");
