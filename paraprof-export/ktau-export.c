@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ktau-export — write a kernel profile as a TAU profile directory (for
- * ParaProf), pprof, callgrind, folded stacks or JSON, and a trace as a
- * timeline (Perfetto / Chrome trace-event JSON) or an OTF2 archive (when
- * built with libotf2: otf2-writer.c). Reading, the model and
- * the writers are libktau's; this file only picks blocks and a format.
+ * ParaProf), pprof, callgrind, folded stacks, JSON or an SVG flame graph,
+ * and a trace as a timeline (Perfetto / Chrome trace-event JSON) or an
+ * OTF2 archive (when built with libotf2: otf2-writer.c). Reading, the
+ * model and the writers are libktau's; this file only picks blocks and a
+ * format.
  */
 #define _GNU_SOURCE	/* getopt_long */
 #include <errno.h>
@@ -59,6 +60,9 @@ static const char usage_text[] =
 "  callgrind  for callgrind_annotate and KCachegrind (event ns)\n"
 "  folded     'thread;root;...;leaf ns' lines for flamegraph.pl\n"
 "  json       see docs/json-schema.md\n"
+"  svg        an interactive flame graph, one self-contained file for a\n"
+"             browser: click to zoom, Search to highlight, a tooltip per frame\n"
+"             (calls, inclusive time, share); kernel frames coloured by kind\n"
 "Formats of a TRACE (a file ktau-trace wrote):\n"
 "  perfetto   Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
 "             chrome://tracing): a track per thread, a slice per routine,\n"
@@ -70,7 +74,7 @@ static const char usage_text[] =
 "output goes to standard output. Files are replaced atomically.\n"
 "\n"
 "Options:\n"
-"  -f, --format FORMAT  tau, pprof, callgrind, folded, json, or for a trace\n"
+"  -f, --format FORMAT  tau, pprof, callgrind, folded, json, svg, or for a trace\n"
 "                       perfetto or otf2 (required)\n"
 "  -o, --output OUT     where to write (see above)\n"
 "  -p, --pid PID        read /proc/PID/ktau instead of INPUT\n"
@@ -107,7 +111,7 @@ static int parse_option(int c, void *opts, char **argv)
 		o->format = o->trace_format ? 0 : ktau_model_format_from_name(optarg);
 		if (o->format < 0) {
 			tool_usage_error("unknown format '%s' (tau, pprof, callgrind, "
-				    "folded, json, perfetto, otf2)", optarg);
+				    "folded, json, svg, perfetto, otf2)", optarg);
 			return EXIT_USAGE;
 		}
 		return -1;

@@ -5,7 +5,8 @@ set -eu
 
 # Build: the kernel's own build dependencies, plus the tarball.
 # Test: QEMU, a static busybox for the guest, checkers of our output
-# (golang-go for `go tool pprof`), clang and its libFuzzer runtime for the
+# (golang-go for `go tool pprof`; libxml2-utils for xmllint, which reads
+# the SVG flame graph back as XML), clang and its libFuzzer runtime for the
 # parsers' fuzz targets.
 # Bench: strace and perf, copied into the make bench guest with their libraries;
 # bpftrace too (rows 5f, 5g), and dwarves for pahole, which the bench's
@@ -24,7 +25,7 @@ set -eu
 # into the test guest (scripts/guest-openmpi.sh).
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 linux-source-6.12 qemu-system-x86 busybox-static quilt sparse valgrind protobuf-compiler libc6-dev
-golang-go clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
+golang-go libxml2-utils clang libclang-rt-14-dev strace linux-perf bpftrace dwarves linux-config-6.12
 pkg-config man-db debhelper lintian rsync
 libotf2-trace-dev otf2-tools
 openmpi-bin libopenmpi-dev gfortran"
