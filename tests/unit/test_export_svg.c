@@ -5,7 +5,8 @@
  * proportional to inclusive time, children within their parent),
  * well-formed XML read back by an independent reader (xmllint, Debian's
  * libxml2-utils), nothing outside the file, the empty profile, the errors;
- * and ktau-export -f svg.
+ * and ktau-export -f svg, of a ktau profile and of a TAU directory (the
+ * merged profile a program linked with libktau-prof writes, as in the demo).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -709,6 +710,210 @@ TEST(ktau_export_svg_of_an_empty_thread)
 	ASSERT_CONTAINS(r.out, "</svg>\n");
 	run_result_free(&r);
 	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
+TEST(ktau_export_svg_of_a_profile_and_of_its_tau_directory)
+{
+	char *dir = make_tmpdir(), *tau, *svg, *a, *b;
+	struct run_result r;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", test_fixture("system.ktau")));
+	ASSERT_EQ(0, r.status);
+	a = strdup(r.out);
+	run_result_free(&r);
+	ASSERT_NOT_NULL(a);
+	/* the same profile through a TAU directory draws the same picture */
+	ASSERT_TRUE(asprintf(&tau, "%s/tau", dir) > 0);
+	ASSERT_TRUE(asprintf(&svg, "%s/k.svg", dir) > 0);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "tau", "-o", tau, test_fixture("system.ktau")));
+	ASSERT_EQ(0, r.status);
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", "-o", svg, tau));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("", r.err);
+	run_result_free(&r);
+	b = slurp(svg, NULL);
+	ASSERT_NOT_NULL(b);
+	ASSERT_STREQ(a, b);
+	free(b);
+	/* and the other formats too: folded */
+	ASSERT_EQ(0, EXPORT(&r, "-f", "folded", test_fixture("system.ktau")));
+	b = strdup(r.out);
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "folded", tau));
+	ASSERT_STREQ(b, r.out);
+	run_result_free(&r);
+	free(b);
+	free(a);
+	free(svg);
+	free(tau);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A merged profile as libktau-prof writes it: user callpaths with kernel
+ * paths under them, the label in the metadata. */
+static const char merged_profile[] =
+	"5 templated_functions_MULTI_TIME\n"
+	"# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Thread Label"
+	"</name><value>app pid 42 tid 42</value></attribute><attribute><name>KTAU tsc_khz"
+	"</name><value>1000000</value></attribute></metadata>\n"
+	"\"main\" 1 1 0.5 2 0 GROUP=\"TAU_DEFAULT\"\n"
+	"\"sys_read()\" 3 0 1.5 1.5 0 GROUP=\"TAU_KERNEL_MERGE | KTAU_SYSCALL\"\n"
+	"\"main => sys_read()\" 3 0 1.5 1.5 0 GROUP=\"TAU_CALLPATH | TAU_KERNEL_MERGE\"\n"
+	"\"a<b>&'c'\" 1 0 0 0 0 GROUP=\"TAU_DEFAULT\"\n"
+	"\"main => a<b>&'c'\" 1 0 0 0 0 GROUP=\"TAU_CALLPATH | TAU_DEFAULT\"\n"
+	"0 aggregates\n"
+	"1 userevents\n"
+	"# eventname numevents max min mean sumsqr\n"
+	"\"read_bytes\" 2 300 100 200 100000\n";
+
+TEST(ktau_export_svg_of_a_merged_profile)
+{
+	char *dir = make_tmpdir(), *tau;
+	struct run_result r;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_EQ(0, write_tree_file(dir, "tau/profile.0.0.0", merged_profile));
+	ASSERT_TRUE(asprintf(&tau, "%s/tau", dir) > 0);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", tau));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "<g class=\"f syscall\"><title>sys_read()\nsystem call: 3 calls\n"
+			"1.500 \xc2\xb5s inclusive (\xe2\x89\x88 1500 cycles), 75.00 % of all</title>"
+			"<rect x=\"10.00\" y=\"60\" width=\"885.00\" ");
+	ASSERT_CONTAINS(r.out, "<title>app pid 42 tid 42\nthread\n");
+	ASSERT_NOT_CONTAINS(r.out, "a&lt;b");	/* no time, no frame */
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "json", tau));
+	ASSERT_EQ(0, r.status);
+	ASSERT_CONTAINS(r.out, "{\"name\": \"read_bytes\", \"count\": 2, \"min\": 100, "
+			"\"max\": 300, \"sum\": 400, \"sumsq\": 100000}");
+	ASSERT_CONTAINS(r.out, "\"label\": \"app pid 42 tid 42\"");
+	ASSERT_NOT_CONTAINS(r.out, "Thread Label");
+	run_result_free(&r);
+	free(tau);
+	remove_tree(dir);
+	free(dir);
+}
+
+TEST(ktau_export_svg_tau_directory_errors)
+{
+	static const char head[] =
+		"1 templated_functions_MULTI_TIME\n"
+		"# Name Calls Subrs Excl Incl ProfileCalls # <metadata></metadata>\n";
+	static const struct {
+		const char *file;	/* after head, or whole when it starts with a digit */
+		const char *message;
+	} cases[] = {
+		{ "\"x\" 1 0 1 1 0 GROUP=\"A\"\n0 aggregates\n", NULL },
+		{ "\"main => => b\" 1 0 1 1 0 GROUP=\"A\"\n0 aggregates\n",
+		  "/profile.0.0.0: function 'main => => b': Invalid argument" },
+		{ "\"x\" 1 0 1e17 1e17 0 GROUP=\"A\"\n0 aggregates\n",
+		  "/profile.0.0.0: function 'x': sum does not fit in 64 bits" },
+		{ "\"x\" 1 0 1 1 0 GROUP=\"A\"\n", "profile.0.0.0:" },
+		{ "\"x\" 1 0 1 1 0 GROUP=\"A\"\n0 aggregates\n1 userevents\n"
+		  "# eventname numevents max min mean sumsqr\n\"ev\" 10000000000 1e300 1 1e300 1\n",
+		  "/profile.0.0.0: event 'ev': Invalid argument" },	/* its sum is inf */
+		{ "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls # "
+		  "<metadata><attribute><name> </name><value>v</value></attribute></metadata>\n"
+		  "\"x\" 1 0 1 1 0 GROUP=\"A\"\n0 aggregates\n",
+		  "/profile.0.0.0: metadata ' ': Invalid argument" },	/* a blank name */
+		{ "1 templated_functions_MULTI_PAPI_TOT_CYC\n"
+		  "# Name Calls Subrs Excl Incl ProfileCalls # <metadata></metadata>\n"
+		  "\"x\" 1 0 1 1 0 GROUP=\"A\"\n0 aggregates\n",
+		  ": metric PAPI_TOT_CYC: only TIME (microseconds) and SAMPLES profiles" },
+	};
+	char *dir = make_tmpdir(), *tau, text[1024];
+	struct run_result r;
+	size_t i;
+
+	ASSERT_NOT_NULL(dir);
+	ASSERT_TRUE(asprintf(&tau, "%s/tau", dir) > 0);
+	ASSERT_EQ(0, make_tree_dir(dir, "tau"));
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", tau));	/* no profile in it */
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "ktau-export: ");
+	ASSERT_CONTAINS(r.err, "/tau: no TAU profile (profile.N.N.N) in it\n");
+	run_result_free(&r);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "%s%s", cases[i].file[0] == '1' ? "" : head,
+			 cases[i].file);
+		ASSERT_EQ(0, write_tree_file(dir, "tau/profile.0.0.0", text));
+		ASSERT_EQ(0, EXPORT(&r, "-f", "svg", tau));
+		if (!cases[i].message) {
+			ASSERT_EQ(0, r.status);
+		} else {
+			if (r.status != 1 || !strstr(r.err, cases[i].message))
+				FAIL("case %zu: status %d, %s", i, r.status, r.err);
+			ASSERT_STREQ("", r.out);
+		}
+		run_result_free(&r);
+	}
+	/* --children and --node are a ktau profile's */
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", "--node", "2", tau));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--children and --node are for a ktau profile, not a TAU directory");
+	ASSERT_CONTAINS(r.err, "Try 'ktau-export --help'");
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", "--children", tau));
+	ASSERT_EQ(2, r.status);
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "--help"));
+	ASSERT_CONTAINS(r.out, "INPUT may also be a TAU profile directory");
+	run_result_free(&r);
+	free(tau);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* What the demo does in the guest, on the host (no kernel merge here): a
+ * program linked with libktau-prof writes its TAU directory, and
+ * ktau-export -f svg DIR -o kernel.svg draws it. */
+TEST(ktau_export_svg_as_the_demo_draws_a_program)
+{
+	const char *progs = getenv("USERPROF_PROGS"), *libdir = getenv("LIBKTAU_LIBDIR");
+	char *dir = make_tmpdir(), prog[4200], env_dir[4300], env_lib[4300], out[4200], tau[4200];
+	char *argv[] = { prog, NULL }, *env[] = { env_dir, env_lib, "KTAU_KERNEL_MERGE=0", NULL };
+	struct svg_frame f[MAX_FRAMES];
+	const struct svg_frame *work;
+	struct run_result r;
+	char *text;
+	int n;
+
+	ASSERT_NOT_NULL(dir);
+	snprintf(prog, sizeof(prog), "%s/prog-instrumented", progs ? progs : ".");
+	snprintf(tau, sizeof(tau), "%s/tau", dir);
+	snprintf(out, sizeof(out), "%s/kernel.svg", dir);
+	snprintf(env_dir, sizeof(env_dir), "KTAU_PROFILE_DIR=%s", tau);
+	snprintf(env_lib, sizeof(env_lib), "LD_LIBRARY_PATH=%s", libdir ? libdir : "");
+	ASSERT_EQ(0, run_program(argv, env, &r));
+	ASSERT_EQ(0, r.status);
+	run_result_free(&r);
+	ASSERT_EQ(0, EXPORT(&r, "-f", "svg", tau, "-o", out));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STREQ("", r.err);
+	run_result_free(&r);
+	text = slurp(out, NULL);
+	ASSERT_NOT_NULL(text);
+	n = read_frames(text, f, MAX_FRAMES);
+	ASSERT_TRUE(n >= 6);
+	ASSERT_STREQ("user", frame_named(f, n, "main")->kind);
+	work = frame_named(f, n, "work");
+	ASSERT_NOT_NULL(work);
+	ASSERT_TRUE(work->parent >= 0);
+	ASSERT_STREQ("main", f[work->parent].name);
+	ASSERT_NOT_NULL(frame_named(f, n, "leaf"));
+	ASSERT_NULL(outside_reference(text));
+	free(text);
+	if (have_program("xmllint")) {
+		ASSERT_EQ(0, xmllint((char *[]){ "--noout", out, NULL }, &r));
+		ASSERT_EQ(0, r.status);
+		run_result_free(&r);
+	}
 	remove_tree(dir);
 	free(dir);
 }
