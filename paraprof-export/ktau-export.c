@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ktau-export — write a kernel profile as a TAU profile directory (for
- * ParaProf), pprof, callgrind, folded stacks or JSON, and a trace as a
- * timeline (Perfetto / Chrome trace-event JSON) or an OTF2 archive (when
- * built with libotf2: otf2-writer.c). Reading, the model and
- * the writers are libktau's; this file only picks blocks and a format.
+ * ktau-export — write a kernel profile (or a TAU profile directory, such
+ * as a merged user/kernel profile: tau-input.c) as a TAU profile directory
+ * (for ParaProf), pprof, callgrind, folded stacks, JSON or an SVG flame
+ * graph, and a trace as a timeline (Perfetto / Chrome trace-event JSON) or
+ * an OTF2 archive (when built with libotf2: otf2-writer.c). Reading, the
+ * model and the writers are libktau's; this file only picks blocks and a
+ * format.
  */
 #define _GNU_SOURCE	/* getopt_long */
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #include <ktau.h>
 
+#include "tau-input.h"
 #include "tool.h"
 #ifdef KTAU_HAVE_OTF2
 #include "otf2-writer.h"
@@ -34,7 +37,7 @@ struct options {
 	int format;		/* enum ktau_model_format, 0: not given */
 	enum trace_format trace_format;
 	const char *output;	/* NULL: default */
-	const char *input;	/* a saved profile, or NULL with pid */
+	const char *input;	/* a saved profile or TAU directory, or NULL with pid */
 	pid_t pid, tid;		/* 0: not given */
 	bool children;
 	unsigned int node;
@@ -51,6 +54,9 @@ static const char usage_text[] =
 "/proc/PID/ktau live instead. Every block of the profile (a thread, a\n"
 "process total, a process's exited threads) becomes one TAU thread,\n"
 "numbered from 0 in file order; children blocks only with --children.\n"
+"INPUT may also be a TAU profile directory (TIME or SAMPLES), such as the\n"
+"merged user/kernel profile a program linked with libktau-prof writes:\n"
+"each profile.N.C.T file is one thread.\n"
 "\n"
 "Formats:\n"
 "  tau        a directory of profile.NODE.0.THREAD files that ParaProf and\n"
@@ -59,6 +65,9 @@ static const char usage_text[] =
 "  callgrind  for callgrind_annotate and KCachegrind (event ns)\n"
 "  folded     'thread;root;...;leaf ns' lines for flamegraph.pl\n"
 "  json       see docs/json-schema.md\n"
+"  svg        an interactive flame graph, one self-contained file for a\n"
+"             browser: click to zoom, Search to highlight, a tooltip per frame\n"
+"             (calls, inclusive time, share); kernel frames coloured by kind\n"
 "Formats of a TRACE (a file ktau-trace wrote):\n"
 "  perfetto   Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
 "             chrome://tracing): a track per thread, a slice per routine,\n"
@@ -70,14 +79,15 @@ static const char usage_text[] =
 "output goes to standard output. Files are replaced atomically.\n"
 "\n"
 "Options:\n"
-"  -f, --format FORMAT  tau, pprof, callgrind, folded, json, or for a trace\n"
+"  -f, --format FORMAT  tau, pprof, callgrind, folded, json, svg, or for a trace\n"
 "                       perfetto or otf2 (required)\n"
 "  -o, --output OUT     where to write (see above)\n"
 "  -p, --pid PID        read /proc/PID/ktau instead of INPUT\n"
 "  -t, --tid TID        with --pid: only thread TID (/proc/PID/task/TID/ktau)\n"
 "      --children       also export the children blocks (reaped children's\n"
-"                       totals)\n"
-"      --node N         the TAU node number of the threads (default 0)\n"
+"                       totals; not for a TAU directory)\n"
+"      --node N         the TAU node number of the threads (default 0; a TAU\n"
+"                       directory keeps its files' numbers)\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "\n"
@@ -107,7 +117,7 @@ static int parse_option(int c, void *opts, char **argv)
 		o->format = o->trace_format ? 0 : ktau_model_format_from_name(optarg);
 		if (o->format < 0) {
 			tool_usage_error("unknown format '%s' (tau, pprof, callgrind, "
-				    "folded, json, perfetto, otf2)", optarg);
+				    "folded, json, svg, perfetto, otf2)", optarg);
 			return EXIT_USAGE;
 		}
 		return -1;
@@ -343,10 +353,38 @@ static int export_trace(const struct options *o)
 	return ret;
 }
 
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return path && !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* The model to write: of the profile's blocks, or of a TAU directory;
+ * NULL when it cannot be had (said on stderr). */
+static struct ktau_model *input_model(const struct options *o)
+{
+	struct ktau_profile *p;
+	struct ktau_model *m;
+	char msg[4400];
+
+	if (is_directory(o->input)) {
+		m = tau_dir_model(o->input, msg, sizeof(msg));
+		if (!m)
+			fprintf(stderr, "ktau-export: %s\n", msg);
+		return m;
+	}
+	p = read_profile(o);
+	if (!p)
+		return NULL;
+	m = build_model(o, p);
+	ktau_profile_free(p);
+	return m;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct ktau_profile *p;
 	struct ktau_model *m;
 
 	int ret;
@@ -357,11 +395,12 @@ int main(int argc, char **argv)
 		return ret;
 	if (o.trace_format)
 		return export_trace(&o);
-	p = read_profile(&o);
-	if (!p)
-		return EXIT_RUNTIME;
-	m = build_model(&o, p);
-	ktau_profile_free(p);
+	if ((o.children || o.node) && is_directory(o.input)) {
+		tool_usage_error("%s", "--children and --node are for a ktau profile, "
+				 "not a TAU directory");
+		return EXIT_USAGE;
+	}
+	m = input_model(&o);
 	if (!m)
 		return EXIT_RUNTIME;
 	if (!ktau_model_thread_count(m)) {

@@ -37,8 +37,8 @@ static const char usage_text[] =
 "per function (exclusive: the function is the leaf; inclusive: it is on\n"
 "the stack, once per sample even under recursion) and per call path, and\n"
 "print a report or write them as ktau-export does (TAU for ParaProf, pprof,\n"
-"callgrind, folded stacks, JSON) with samples as the metric. INPUT is a\n"
-"file; without it, or with -, standard input.\n"
+"callgrind, folded stacks, JSON, an SVG flame graph) with samples as the\n"
+"metric. INPUT is a file; without it, or with -, standard input.\n"
 "\n"
 "Inputs (detected from the text, or named with --format):\n"
 "  perf    perf script output of perf record -g (default fields):\n"
@@ -53,7 +53,8 @@ static const char usage_text[] =
 "\n"
 "Options:\n"
 "  -F, --format IN      perf, stap or dtrace (default: detect)\n"
-"  -t, --to FORMAT      report (default), tau, pprof, callgrind, folded, json\n"
+"  -t, --to FORMAT      report (default), tau, pprof, callgrind, folded, json,\n"
+"                       svg\n"
 "  -o, --output OUT     where to write: a directory for tau (default .), else\n"
 "                       a file (default, or -: standard output)\n"
 "  -n, --top N          rows in each table of the report (default 20)\n"
@@ -75,7 +76,7 @@ static int parse_to(const char *name, struct options *o)
 		f = REPORT;
 	if (f < 0) {
 		tool_usage_error("unknown output format '%s' (report, tau, pprof, callgrind, "
-				 "folded, json)", name);
+				 "folded, json, svg)", name);
 		return EXIT_USAGE;
 	}
 	o->output_format = f;

@@ -27,6 +27,7 @@ echo
 echo "==> results in $out/:"
 echo "    report.txt   the report above"
 echo "    tau/         the merged user/kernel TAU profile: paraprof $out/tau"
+echo "    kernel.svg   its flame graph, user routines with the kernel under them: open it in a browser"
 echo "    run/         ktau-run's saved profiles: build/user/bin/ktau-report --diff $out/run/before.ktau $out/run/after.ktau"
 echo "    demo.ktar    every task of the guest: build/user/bin/ktau-report --top 5 $out/demo.ktar"
 echo "    demo.ktt     the trace of a second run: build/user/bin/ktau-report --noise $out/demo.ktt"

@@ -46,14 +46,15 @@ bench="strace linux-perf bpftrace dwarves"
 deb="debhelper lintian rsync linux-config-6.12"
 # check: quilt and sparse for the patch checks; readers of our output
 # (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool
-# pprof`); clang and its libFuzzer runtime for the parsers' fuzz targets;
+# pprof`, libxml2-utils for xmllint, which reads the SVG flame graph
+# back as XML); clang and its libFuzzer runtime for the parsers' fuzz targets;
 # pkg-config, to build a program against the installed tree; man; OTF2:
 # libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
 # only when it is there), otf2-tools for the test harness, whose
 # otf2-print reads the archive back; Debian's kernel config, which make
 # check compiles ktau under.
 check="quilt sparse valgrind protobuf-compiler libc6-dev
-golang-go clang libclang-rt-14-dev linux-config-6.12
+golang-go libxml2-utils clang libclang-rt-14-dev linux-config-6.12
 pkg-config man-db
 libotf2-trace-dev otf2-tools"
 

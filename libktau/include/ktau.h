@@ -672,6 +672,9 @@ KTAU_API const struct ktau_model_metadata *ktau_model_metadata(const struct ktau
  * callgrind: callgrind format, event "ns" (exclusive time as self cost).
  * folded:    "label;root;...;leaf ns" lines for flamegraph.pl.
  * json:      docs/json-schema.md.
+ * svg:       an interactive flame graph of the same stacks as folded, one
+ *            self-contained file (since 1.4: through ktau_model_write() and
+ *            ktau_model_write_stream() only; docs/export-formats.md).
  */
 enum ktau_model_format {
 	KTAU_FORMAT_TAU = 1,
@@ -679,6 +682,7 @@ enum ktau_model_format {
 	KTAU_FORMAT_CALLGRIND,
 	KTAU_FORMAT_FOLDED,
 	KTAU_FORMAT_JSON,
+	KTAU_FORMAT_SVG,	/* since 1.4 */
 };
 
 KTAU_API int ktau_model_write_tau(const struct ktau_model *m, const char *dir);
@@ -692,7 +696,7 @@ KTAU_API int ktau_model_write(const struct ktau_model *m,
 /* A single-file format to a stream (EINVAL for KTAU_FORMAT_TAU). */
 KTAU_API int ktau_model_write_stream(const struct ktau_model *m,
 				     enum ktau_model_format format, FILE *out);
-/* "tau", "pprof", "callgrind", "folded", "json" and back; -EINVAL / NULL
+/* "tau", "pprof", "callgrind", "folded", "json", "svg" and back; -EINVAL / NULL
  * (errno EINVAL) for anything else. */
 KTAU_API int ktau_model_format_from_name(const char *name);
 KTAU_API const char *ktau_model_format_name(enum ktau_model_format format);

@@ -7,6 +7,8 @@
 #   report.txt   what ktau-run printed, and the merged profile's summary
 #   run/         before.ktau, after.ktau, report.txt (ktau-run -o)
 #   tau/         the app's merged user/kernel TAU profile (ParaProf)
+#   kernel.svg   its flame graph: user routines with the kernel under them
+#                (ktau-export -f svg; open it in a browser)
 #   demo.ktar    ktau-archive --all (ktau-report reads it on any machine)
 #   demo.ktt     ktau-trace of a second run: when each call happened
 #   demo-trace.json  that trace for ui.perfetto.dev (ktau-export -f perfetto)
@@ -15,7 +17,7 @@ out=/tmp/ktau-demo
 [ -d /mnt/host ] && out=/mnt/host
 mkdir -p "$out"
 rm -rf "$out/run" "$out/tau" "$out/demo.ktar" "$out/report.txt" "$out/demo.ktt" \
-	"$out/demo-trace.json" "$out/noise.txt"
+	"$out/demo-trace.json" "$out/noise.txt" "$out/kernel.svg"
 
 # the UDP phase sends over loopback
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -23,6 +25,8 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 echo "==> guest: ktau-run ktau-demo-app (compute, file I/O, UDP over loopback, sleep, fork+exec)"
 KTAU_PROFILE_DIR=$out/tau ktau-run -o "$out/run" ktau-demo-app 2> "$out/run-stderr.txt"
 status=$?
+echo "==> guest: ktau-export -f svg of the merged profile (kernel.svg)"
+ktau-export -f svg "$out/tau" -o "$out/kernel.svg"
 echo "==> guest: ktau-archive of every task"
 ktau-archive -o "$out/demo.ktar" --all
 echo "==> guest: ktau-trace ktau-demo-app (a timeline of a second run)"

@@ -80,7 +80,7 @@ TEST(ktau_stacks_usage_and_runtime_errors)
 		run_result_free(&r);					\
 	} while (0)
 	USAGE_CASE("unknown input format 'oprofile' (perf, stap, dtrace)", "-F", "oprofile");
-	USAGE_CASE("unknown output format 'svg'", "--to", "svg");
+	USAGE_CASE("unknown output format 'png'", "--to", "png");
 	USAGE_CASE("invalid number of rows '0'", "--top", "0");
 	USAGE_CASE("unexpected argument 'b'", "a", "b");
 	USAGE_CASE("unknown option '--nope'", "--nope");

@@ -12,6 +12,12 @@ KTAU_HIDDEN int ktau__emit_pprof(const struct ktau_model *m, FILE *out);
 KTAU_HIDDEN int ktau__emit_callgrind(const struct ktau_model *m, FILE *out);
 KTAU_HIDDEN int ktau__emit_folded(const struct ktau_model *m, FILE *out);
 KTAU_HIDDEN int ktau__emit_json(const struct ktau_model *m, FILE *out);
+KTAU_HIDDEN int ktau__emit_svg(const struct ktau_model *m, FILE *out);
+
+/* XML character data or attribute value: & < > " ' escaped; of the
+ * first n bytes of s for _n. */
+KTAU_HIDDEN void ktau__put_xml(FILE *out, const char *s);
+KTAU_HIDDEN void ktau__put_xml_n(FILE *out, const char *s, size_t n);
 
 /* Runs emit(arg, stream) into path atomically (temporary file + rename),
  * in the C locale. 0 or -errno. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Writing a model: format names, the C locale, files written atomically.
- * The formats themselves live in write_<format>.c.
+ * Writing a model: format names, the C locale, files written atomically,
+ * XML escaping (tau's metadata, svg). The formats themselves live in
+ * write_<format>.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@ static const char *const format_names[] = {
 	[KTAU_FORMAT_CALLGRIND] = "callgrind",
 	[KTAU_FORMAT_FOLDED] = "folded",
 	[KTAU_FORMAT_JSON] = "json",
+	[KTAU_FORMAT_SVG] = "svg",
 };
 
 #define NR_FORMATS KTAU_ARRAY_SIZE(format_names)
@@ -40,6 +42,36 @@ const char *ktau_model_format_name(enum ktau_model_format format)
 		return NULL;
 	}
 	return format_names[format];
+}
+
+void ktau__put_xml_n(FILE *out, const char *s, size_t n)
+{
+	for (; n--; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		default:
+			putc(*s, out);
+		}
+	}
+}
+
+void ktau__put_xml(FILE *out, const char *s)
+{
+	ktau__put_xml_n(out, s, strlen(s));
 }
 
 /* Runs emit in the C locale (numbers with '.', whatever the program set);
@@ -118,6 +150,8 @@ static model_emit_fn stream_emitter(enum ktau_model_format format)
 		return ktau__emit_folded;
 	case KTAU_FORMAT_JSON:
 		return ktau__emit_json;
+	case KTAU_FORMAT_SVG:
+		return ktau__emit_svg;
 	default:
 		return NULL;
 	}

@@ -17,38 +17,12 @@
 #define CALLPATH_GROUP "TAU_CALLPATH"
 #define GROUP_SEPARATORS " |"
 
-/* XML character data: & < > " ' and the blanks the model keeps. */
-static void put_xml(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		default:
-			putc(*s, out);
-		}
-	}
-}
-
 static void put_attribute(FILE *out, const char *name, const char *value)
 {
 	fputs("<attribute><name>", out);
-	put_xml(out, name);
+	ktau__put_xml(out, name);
 	fputs("</name><value>", out);
-	put_xml(out, value);
+	ktau__put_xml(out, value);
 	fputs("</value></attribute>", out);
 }
 
