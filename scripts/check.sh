@@ -57,6 +57,11 @@ run "bench table (host)" "$top/tests/bench/check-bench-table.sh"
 # the docs' relative links resolve; the README is short, make demo and
 # make check on its first screen
 run "docs: links and README (host)" "$top/tests/lib/check-doc-links.sh"
+# kernel-ext/Documentation: the ABI entries pass the 6.12 tree's
+# scripts/get_abi.pl validate and name every /proc file ktau makes; the
+# admin guide has every control command and group, and the overhead rows
+# of docs/benchmark.md
+run "kernel docs: ABI and admin guide (host)" "$top/tests/lib/check-kernel-docs.sh"
 # scripts/deps.sh's profiles, and make demo/demo-mpi install theirs first
 run "deps profiles (host)" "$top/tests/lib/check-deps-profiles.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
