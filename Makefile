@@ -32,7 +32,7 @@ INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 .PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
 	kernel user lib tools guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
-	install uninstall deb deb-kernel
+	install uninstall deb deb-kernel series
 
 help:
 	@echo 'ktau make targets:'
@@ -52,6 +52,8 @@ help:
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
 	@echo '  make uninstall remove what make install put there (same variables)'
 	@echo '  make deb       Debian packages libktau1, libktau-prof1, libktau-dev, ktau-tools: $(BUILD)/deb/'
+	@echo '  make series    the patches as a git am series, every file through a patch, with a'
+	@echo '                 cover letter: $(BUILD)/series/ (KSRC= or Debian'"'"'s tarball)'
 	@echo '  make deb-kernel  the patched kernel as linux-image/linux-headers packages (bindeb-pkg):'
 	@echo '                 $(BUILD)/deb-kernel/ (KCONFIG=, KBASE=, KSRC=, LOCALVERSION=-ktau)'
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel (~1 h)'
@@ -175,6 +177,10 @@ boot: kernel initramfs
 # The packages first, then a new make for the builds: it reads this file
 # again with them installed (and cannot start a build before them, -j or
 # not).
+# patches/ and kernel-ext/ as one git am-able series (scripts/make-series.sh)
+series:
+	@BUILD=$(BUILD) scripts/make-series.sh $(BUILD)/series
+
 demo: deps-demo
 	@$(MAKE) --no-print-directory kernel initramfs
 	@scripts/demo.sh

@@ -74,6 +74,8 @@ KCONFIG=${KCONFIG:-debug}
 export KCONFIG
 run "kernel build ($KCONFIG)" make -s -C "$top" kernel KCONFIG="$KCONFIG"
 run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel-style.sh"
+# the series for git am (make series): applies, gives the tree above, checkpatch
+run "generated series (make series)" "$top/scripts/check-series.sh"
 run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
 run "patched files compile under Debian's config" "$top/scripts/check-debian-config.sh" --objects
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
