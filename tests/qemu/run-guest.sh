@@ -98,6 +98,33 @@ result() {	# result PASS|FAIL|SKIP line...
 	esac
 }
 
+# report_excerpt LOG: the first report's 80 lines, from its first line
+report_excerpt() {
+	grep -aE -m1 -A80 "$BAD_RE" "$1" | tr -d '\r'
+}
+
+# report_after LOG: the last guest result before the first report: the
+# test that was running then, or the one before it
+report_after() {
+	awk -v re="$BAD_RE" '$0 ~ re { exit } /(PASS|FAIL|SKIP): / { last = $0 }
+		END { sub(/.*(PASS|FAIL|SKIP): /, "", last); print (last == "" ? "the start" : last) }' "$1"
+}
+
+# report_gist LOG: of the first report, the access it names (addr, size,
+# task) and its call trace's first 12 frames, on one line
+report_gist() {
+	report_excerpt "$1" | awk '
+		/(Read|Write) of size|at addr|CPU: [0-9]+ .*(PID|UID)|RIP: / && n < 3 {
+			sub(/^\[[ 0-9.]*\] */, ""); gsub(/  +/, " "); what[++n] = $0 }
+		/Call Trace:/ { trace = 1; next }
+		trace && /[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/ && frames < 12 {
+			match($0, /[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/)
+			f = f (frames++ ? " < " : "") substr($0, RSTART, RLENGTH) }
+		END {
+			for (i = 1; i <= n; i++) printf "%s; ", what[i]
+			printf "trace: %s", (frames ? f : "none") }'
+}
+
 # check_log LOG QEMU_STATUS ELAPSED
 check_log() {
 	local log=$1 qrc=${2:-0} elapsed=${3:-?} line bad why
@@ -113,7 +140,11 @@ check_log() {
 
 	bad=$(grep -aE -m1 "$BAD_RE" "$log")
 	if [ -n "$bad" ]; then
-		result FAIL: "kernel-log-clean: $bad"
+		# the report in full on stderr (the log), its gist on the FAIL
+		# line: CI shows only the end of the output, where the failed
+		# checks are listed again
+		report_excerpt "$log" >&2
+		result FAIL: "kernel-log-clean: $bad [$(report_gist "$log"); after: $(report_after "$log")]"
 	else
 		result PASS: kernel-log-clean
 	fi
