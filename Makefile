@@ -30,7 +30,7 @@ KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
-	kernel user lib tools guest-tests initramfs boot demo \
+	kernel user lib tools tau-compat guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
 	install uninstall deb deb-kernel
 
@@ -85,6 +85,12 @@ tools: lib
 	@$(MAKE) -s -C paraprof-export BUILD=$(USER_BUILD)
 	@$(MAKE) -s -C examples BUILD=$(USER_BUILD)
 
+# the KTAU user API for TAU's -ktau/-ktau_shctr (compat/ktau-tau, docs/tau.md):
+# $(USER_BUILD)/ktau-tau/lib/libktau.a, its headers in compat/ktau-tau/include
+tau-compat: lib
+	@echo '==> building the TAU compatibility layer'
+	@$(MAKE) -s -C compat/ktau-tau BUILD=$(USER_BUILD)
+
 guest-tests:
 	@echo '==> building guest tests'
 	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
@@ -114,7 +120,7 @@ mpi-if-found: lib
 		echo '==> libktau-mpi skipped: no $(MPICC) (make deps-mpi, or apt install libopenmpi-dev, or MPICC=)'; \
 	fi
 
-user: lib tools guest-tests mpi-if-found
+user: lib tools tau-compat guest-tests mpi-if-found
 
 # Each makefile installs and uninstalls its own files.  The tools are the
 # static ones `make user` builds (TOOL_LINK=shared: against libktau.so.1,
