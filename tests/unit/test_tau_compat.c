@@ -578,3 +578,38 @@ TEST(tau_compat_system_map)
 	free(text);
 	drop_root(root);
 }
+
+/* Two events whose preferred index is the same (480 and 580: 380): the
+ * first seen keeps it, the other gets the next free one, and each keeps
+ * its index in later reads, as TAU's own diff needs. */
+TEST(tau_compat_event_index_stays)
+{
+	static const char both[] =
+		"ktau-profile 2\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=5 tid=5 comm=t dropped=0\n"
+		"event 0 580 my_event 2 1 1 2 2\n"
+		"event 0 480 read_bytes 3 8 8 24 192\nend\n";
+	static const char one[] =
+		"ktau-profile 2\ntsc_khz 1000\nscope system\n"
+		"task kind=thread pid=5 tid=5 comm=t dropped=0\n"
+		"event 0 480 read_bytes 4 8 8 32 256\nend\n";
+	char *root = fake_root(), buf[1024];
+	ktau_output *out;
+	long got;
+
+	ASSERT_NOT_NULL(root);
+	ASSERT_EQ(0, write_tree_file(root, "ktau/profile", both));
+	got = read_data(KTAU_TYPE_PROFILE, 0, NULL, 0, buf, sizeof(buf), 0, NULL);
+	ASSERT_EQ(1, unpack_bindata(KTAU_TYPE_PROFILE, buf, (unsigned long)got, &out));
+	ASSERT_EQ(2, out[0].size);
+	ASSERT_TRUE(timer_is(&out[0].ent_lst[0], 380, ADDR(580), 2, 2, 2));
+	ASSERT_TRUE(timer_is(&out[0].ent_lst[1], 381, ADDR(480), 3, 24, 24));
+	ktau_free_profiles(out, 1);
+	ASSERT_EQ(0, write_tree_file(root, "ktau/profile", one));
+	got = read_data(KTAU_TYPE_PROFILE, 0, NULL, 0, buf, sizeof(buf), 0, NULL);
+	ASSERT_EQ(1, unpack_bindata(KTAU_TYPE_PROFILE, buf, (unsigned long)got, &out));
+	ASSERT_EQ(1, out[0].size);
+	ASSERT_TRUE(timer_is(&out[0].ent_lst[0], 381, ADDR(480), 4, 32, 32));
+	ktau_free_profiles(out, 1);
+	drop_root(root);
+}

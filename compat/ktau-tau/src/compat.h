@@ -30,9 +30,9 @@ pid_t ktc_gettid(void);
 
 /*
  * One task's entries from a profile block: a func record per (ctx, fid)
- * summed per fid, an event per fid; sorted by index, each index once (an
- * event whose index another event has is left out).  0, or -ENOMEM,
- * -ERANGE (a fid beyond the map's range).
+ * summed per fid, an event per fid; sorted by index, each index one
+ * routine's for the process's life (events past the 100th are left out).
+ * 0, or -ENOMEM, -ERANGE (a fid beyond the map's range).
  */
 int ktc_block_entries(const struct ktau_block *b, o_ent **ents, unsigned int *n);
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* syscall(), SYS_gettid */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -30,20 +31,52 @@ int ktc_cmp_ent(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * An event's index: 300 + fid % 100, or when another event of this process
+ * has that one, the next free in 300-399, kept for the process's life: TAU's
+ * own diff (TauKtau::DiffKProfile) needs each index to stay with one routine
+ * from its first read to its last.  -ENOSPC past 100 events.
+ */
+static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t event_slot[100];	/* fid + 1, 0: free */
+
+static int event_index(uint32_t fid, unsigned int *index)
+{
+	unsigned int i, slot = ktau_tau_fid_index(fid, true) - 300;
+	int ret = -ENOSPC;
+
+	pthread_mutex_lock(&event_lock);
+	for (i = 0; i < 100; i++, slot = (slot + 1) % 100) {
+		if (event_slot[slot] == fid + 1 || !event_slot[slot]) {
+			event_slot[slot] = fid + 1;
+			*index = 300 + slot;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&event_lock);
+	return ret;
+}
+
 struct ent_list {
 	o_ent *v;
 	unsigned int n, cap;
 };
 
-/* the entry of (fid, event) in l, appended when new */
-static o_ent *ent_get(struct ent_list *l, uint32_t fid, bool event)
+/* the entry of (fid, event) in l, appended when new; NULL for no memory,
+ * or for an event that has no index (*skip set) */
+static o_ent *ent_get(struct ent_list *l, uint32_t fid, bool event, bool *skip)
 {
 	unsigned long addr = ktau_tau_fid_addr(fid);
-	unsigned int i;
+	unsigned int i, index = ktau_tau_fid_index(fid, false);
 
 	for (i = 0; i < l->n; i++)
 		if (l->v[i].entry.addr == addr)
 			return &l->v[i];
+	if (event && event_index(fid, &index)) {
+		*skip = true;
+		return NULL;
+	}
 	if (l->n == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 32;
 		o_ent *v = realloc(l->v, cap * sizeof(*v));
@@ -54,7 +87,7 @@ static o_ent *ent_get(struct ent_list *l, uint32_t fid, bool event)
 		l->cap = cap;
 	}
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
-	l->v[l->n].index = ktau_tau_fid_index(fid, event);
+	l->v[l->n].index = index;
 	l->v[l->n].entry.addr = addr;
 	l->v[l->n].entry.type = KTAU_TIMER;
 	return &l->v[l->n++];
@@ -63,8 +96,7 @@ static o_ent *ent_get(struct ent_list *l, uint32_t fid, bool event)
 int ktc_block_entries(const struct ktau_block *b, o_ent **ents, unsigned int *n)
 {
 	struct ent_list l = { NULL, 0, 0 };
-	bool overflow = false;
-	unsigned int i, out;
+	bool overflow = false, skip = false;
 	size_t k;
 
 	for (k = 0; k < ktau_block_func_count(b); k++) {
@@ -74,7 +106,7 @@ int ktc_block_entries(const struct ktau_block *b, o_ent **ents, unsigned int *n)
 
 		if (f->fid >= KTAU_TAU_MAX_FIDS)
 			goto range;
-		e = ent_get(&l, f->fid, false);
+		e = ent_get(&l, f->fid, false, &skip);
 		if (!e)
 			goto nomem;
 		t = &e->entry.data.timer;
@@ -89,7 +121,10 @@ int ktc_block_entries(const struct ktau_block *b, o_ent **ents, unsigned int *n)
 
 		if (ev->fid >= KTAU_TAU_MAX_FIDS)
 			goto range;
-		e = ent_get(&l, ev->fid, true);
+		skip = false;
+		e = ent_get(&l, ev->fid, true, &skip);
+		if (!e && skip)
+			continue;	/* the 101st event: TAU has room for 100 */
 		if (!e)
 			goto nomem;
 		t = &e->entry.data.timer;
@@ -100,14 +135,8 @@ int ktc_block_entries(const struct ktau_block *b, o_ent **ents, unsigned int *n)
 	/* counters saturate (as the kernel's): overflow is not an error here */
 	if (l.n)
 		qsort(l.v, l.n, sizeof(l.v[0]), ktc_cmp_ent);
-	/* each index once: TAU's own diff walks entries by index */
-	for (i = 0, out = 0; i < l.n; i++) {
-		if (out && l.v[out - 1].index == l.v[i].index)
-			continue;
-		l.v[out++] = l.v[i];
-	}
 	*ents = l.v;
-	*n = out;
+	*n = l.n;
 	return 0;
 range:
 	free(l.v);

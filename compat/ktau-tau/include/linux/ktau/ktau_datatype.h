@@ -11,7 +11,9 @@
  *
  *   index    the routine's key: ktau function id fid as fid (fid < 300) or
  *            fid + 100 (fid >= 300); 300-399 are atomic events (TAU writes
- *            those as user events: 300 + fid % 100)
+ *            those as user events): 300 + fid % 100, or the next free one
+ *            when another event of the process has it; an index stays with
+ *            its routine for the process's life
  *   entry.addr  the routine's address in the System.map that
  *            `ktau-ctl --system-map` writes (0xc1000000 + 16 * fid): TAU
  *            names the routine through that map (-ktausym=)
