@@ -30,7 +30,7 @@ KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
-	kernel user lib tools guest-tests initramfs boot demo \
+	kernel user lib tools tau-compat guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
 	install uninstall deb deb-kernel series
 
@@ -62,6 +62,8 @@ help:
 	@echo '  make bench-job a synthetic 1000-rank job through ktau-report --job: time and memory'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
+	@echo '  make check-tau TAU (TAU_SHARED=../shared/tau) built -ktau -ktau_shctr against ktau'"'"'s'
+	@echo '                 TAU compatibility layer, a TAU program on a fake /proc (~3 min)'
 
 all: kernel user initramfs
 
@@ -86,6 +88,12 @@ tools: lib
 	@$(MAKE) -s -C tools BUILD=$(USER_BUILD)
 	@$(MAKE) -s -C paraprof-export BUILD=$(USER_BUILD)
 	@$(MAKE) -s -C examples BUILD=$(USER_BUILD)
+
+# the KTAU user API for TAU's -ktau/-ktau_shctr (compat/ktau-tau, docs/tau.md):
+# $(USER_BUILD)/ktau-tau/lib/libktau.a, its headers in compat/ktau-tau/include
+tau-compat: lib
+	@echo '==> building the TAU compatibility layer'
+	@$(MAKE) -s -C compat/ktau-tau BUILD=$(USER_BUILD)
 
 guest-tests:
 	@echo '==> building guest tests'
@@ -116,7 +124,7 @@ mpi-if-found: lib
 		echo '==> libktau-mpi skipped: no $(MPICC) (make deps-mpi, or apt install libopenmpi-dev, or MPICC=)'; \
 	fi
 
-user: lib tools guest-tests mpi-if-found
+user: lib tools tau-compat guest-tests mpi-if-found
 
 # Each makefile installs and uninstalls its own files.  The tools are the
 # static ones `make user` builds (TOOL_LINK=shared: against libktau.so.1,
@@ -194,6 +202,16 @@ demo-mpi: deps-mpi
 
 check: deps-check
 	@scripts/check.sh
+
+# TAU's own runtime against ktau (docs/tau.md): TAU built from its source
+# (TAU_SHARED, default ../shared/tau) with -ktau -ktau_shctr against the
+# compatibility layer, an instrumented program run on a fake /proc; about 3
+# minutes on 2 cores, most of them TAU's build (142 s idle).  make check runs it when
+# KTAU_CHECK_TAU=1 (.ci/run sets it).
+TAU_SHARED ?= $(abspath $(CURDIR)/../shared/tau)
+.PHONY: check-tau
+check-tau:
+	@BUILD=$(BUILD) TAU_SHARED='$(TAU_SHARED)' tests/tau/check-tau.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian

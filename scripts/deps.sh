@@ -52,11 +52,12 @@ deb="debhelper lintian rsync linux-config-6.12"
 # libotf2-trace-dev for the optional ktau-export -f otf2 writer (built
 # only when it is there), otf2-tools for the test harness, whose
 # otf2-print reads the archive back; Debian's kernel config, which make
-# check compiles ktau under.
+# check compiles ktau under; a JDK for ParaProf's reader of TAU's output
+# (../shared/tools/tau-check), which make check-tau runs.
 check="quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go libxml2-utils clang libclang-rt-14-dev linux-config-6.12
 pkg-config man-db
-libotf2-trace-dev otf2-tools"
+libotf2-trace-dev otf2-tools default-jdk-headless"
 
 usage() {
 	sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "$0"

@@ -15,11 +15,13 @@
 #include <ktau.h>
 
 #include "tool.h"
+#include "../compat/ktau-tau/src/names.h"
 
 static const char usage_text[] =
 "Usage: ktau-ctl [status]\n"
 "       ktau-ctl start | stop | clear | startclr\n"
 "       ktau-ctl enable GROUP... | disable GROUP...\n"
+"       ktau-ctl --system-map [FILE]\n"
 "\n"
 "Control KTAU kernel profiling through /proc/ktau/control (root only).\n"
 "\n"
@@ -40,6 +42,10 @@ static const char usage_text[] =
 "Commands print nothing when they succeed; a refused command changes nothing.\n"
 "\n"
 "Options:\n"
+"  --system-map [FILE]\n"
+"                 write a System.map for TAU's -ktausym= (any user): a line\n"
+"                 'ADDRESS T NAME' per kernel routine ktau has, ending with\n"
+"                 '_etext'; to FILE, else standard output (docs/tau.md)\n"
 "  -h, --help     print this help and exit\n"
 "  -V, --version  print the version and exit\n"
 "\n"
@@ -262,11 +268,69 @@ static int run_command(char **args, int n)
 	return EXIT_USAGE;
 }
 
+/* The System.map of TAU's names for the routines the kernel has now
+ * (names.h): to path (replaced whole), or standard output. */
+static int write_system_map(char **args, int n)
+{
+	struct ktau_proc *proc;
+	struct ktau_functions *map;
+	struct ktau_error *perr;
+	const char *path = n ? args[0] : NULL;
+	char tmp[4096];
+	FILE *out = stdout;
+	int ret;
+
+	if (n > 1) {
+		tool_usage_error("unexpected argument '%s'", args[1]);
+		return EXIT_USAGE;
+	}
+	proc = open_proc();
+	if (!proc)
+		return EXIT_RUNTIME;
+	map = ktau_proc_read_functions(proc, &perr);
+	ktau_proc_close(proc);
+	if (!map) {
+		report_error("cannot read /proc/ktau/functions", errno, perr);
+		ktau_error_free(perr);
+		return EXIT_RUNTIME;
+	}
+	if (path) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+			fprintf(stderr, "ktau-ctl: %s: %s\n", path, strerror(ENAMETOOLONG));
+			ktau_functions_free(map);
+			return EXIT_RUNTIME;
+		}
+		out = fopen(tmp, "w");
+		if (!out) {
+			fprintf(stderr, "ktau-ctl: cannot write %s: %s\n", tmp, strerror(errno));
+			ktau_functions_free(map);
+			return EXIT_RUNTIME;
+		}
+	}
+	ret = ktau_tau_write_system_map(out, map);
+	ktau_functions_free(map);
+	if (path) {
+		if (fclose(out) && !ret)
+			ret = -EIO;
+		if (!ret && rename(tmp, path))
+			ret = -errno;
+		if (ret)
+			remove(tmp);
+	}
+	if (ret) {
+		fprintf(stderr, "ktau-ctl: cannot write the System.map%s%s: %s\n",
+			path ? " " : "", path ? path : "", strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "system-map", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;
@@ -275,9 +339,12 @@ int main(int argc, char **argv)
 	opterr = 0;
 	/* '+': options end at the command, so no group name is taken for one */
 	c = getopt_long(argc, argv, "+:hV", longopts, NULL);
-	if (c != -1)
+	if (c == 'm')
+		ret = write_system_map(argv + optind, argc - optind);
+	else if (c != -1)
 		return tool_standard_option(c, usage_text, argv, EXIT_USAGE);
-	ret = run_command(argv + optind, argc - optind);
+	else
+		ret = run_command(argv + optind, argc - optind);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ktau-ctl: write error: %s\n", strerror(errno));
 		return EXIT_RUNTIME;

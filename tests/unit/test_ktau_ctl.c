@@ -286,3 +286,44 @@ TEST(ctl_write_error_is_reported)
 		     r.err);
 	run_result_free(&r);
 }
+
+/* --system-map: TAU's names of the routines /proc/ktau/functions lists,
+ * at the TAU compatibility layer's addresses, any user (docs/tau.md) */
+TEST(ctl_system_map)
+{
+	struct fake f;
+	struct run_result r;
+	char line[256], path[4300], *text;
+
+	ASSERT_EQ(0, fake_init(&f, NULL));
+	ASSERT_EQ(0, write_tree_file(f.root, "ktau/functions",
+				     "ktau-functions 1\ncolumns fid group name\n"
+				     "0 syscall read\n39 syscall getpid\n469 irq irq\nend\n"));
+	ASSERT_EQ(0, CTL(&r, f.env, "--system-map"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_NOT_NULL(line_starting(r.out, "c1000000 T sys_read", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "c1000270 T sys_getpid", line, sizeof(line)));
+	ASSERT_NOT_NULL(line_starting(r.out, "c1001d50 T do_IRQ", line, sizeof(line)));
+	ASSERT_NOT_NULL(strstr(r.out, "\nc1020000 A _etext\n"));
+	run_result_free(&r);
+	/* to a file, replaced whole */
+	snprintf(path, sizeof(path), "%s/System.map", f.root);
+	ASSERT_EQ(0, CTL(&r, f.env, "--system-map", path));
+	ASSERT_EQ(0, r.status);
+	run_result_free(&r);
+	text = read_rel(f.root, "System.map");
+	ASSERT_NOT_NULL(text);
+	ASSERT_NOT_NULL(line_starting(text, "c1000270 T sys_getpid", line, sizeof(line)));
+	free(text);
+	ASSERT_EQ(0, CTL(&r, f.env, "--system-map", path, "extra"));
+	ASSERT_EQ(2, r.status);
+	run_result_free(&r);
+	/* no ktau kernel */
+	fake_free(&f);
+	ASSERT_EQ(0, fake_init(&f, NULL));
+	ASSERT_EQ(0, CTL(&r, f.env, "--system-map"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "ktau support");
+	run_result_free(&r);
+	fake_free(&f);
+}

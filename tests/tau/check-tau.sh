@@ -1,0 +1,307 @@
+#!/bin/bash
+# `make check-tau`: TAU's own runtime against ktau, on the host.
+#
+#   1. ktau-ctl --system-map writes the System.map of a fake /proc tree's
+#      function ids (TAU's -ktausym=);
+#   2. TAU from TAU_SHARED's tarball (default ../shared/tau beside the repo)
+#      is configured -ktau -ktau_shctr with -ktauinc=/-ktauincuser= the
+#      compatibility layer's headers, -ktaulib= its library and -ktausym= that
+#      map, and built with its stock sources (build-tau.sh; the time is
+#      printed: 142 s on 2 idle cores);
+#   3. tests/tau/prog.c, built with TAU's tau_cc.sh, runs with KTAU_PROCFS on
+#      a fake /proc tree that shows, between TAU's two reads of the system
+#      profile, what a ktau kernel records for its 1000 getpid() and 500
+#      read() calls: TAU's Kprofile.0.0.perprocess/ must show them exactly,
+#      every routine under its TAU group, and load in ParaProf's reader
+#      (../shared/tools/tau-check, when there);
+#   4. the same program with TAU_METRICS=TIME:KTAU_INCL_sys_read (-ktau_shctr)
+#      writes its MULTI__ directories; a metric naming no routine says so.
+# The guest run on a ktau kernel: tests/tau/run-in-guest.sh.
+#
+# Prints PASS/FAIL/SKIP lines like every phase of make check.
+# Environment: BUILD (the build directory, default build/), TAU_SHARED (the
+# directory with build-tau.sh and TAU's tarball), TAU_CHECK_DIR
+# (../shared/tools/tau-check).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+TAU_SHARED=${TAU_SHARED:-$top/../shared/tau}
+TAU_CHECK_DIR=${TAU_CHECK_DIR:-$top/../shared/tools/tau-check}
+work=$BUILD/check-tau
+user=$BUILD/user
+compat_inc=$top/compat/ktau-tau/include
+compat_lib=$user/ktau-tau/lib
+map=$work/System.map-ktau
+fake=$work/proc
+
+passed=0
+failed=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1: $2"; failed=$((failed + 1)); }
+# the closing count; non-zero status when anything failed
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+if [ ! -x "$TAU_SHARED/build-tau.sh" ]; then
+	echo "SKIP: tau build: no TAU source at $TAU_SHARED (TAU_SHARED=: the directory with build-tau.sh and TAU's tarball)"
+	exit 0
+fi
+
+rm -rf "$work"
+mkdir -p "$fake/ktau" "$work/run"
+
+# the layer, ktau-ctl
+if ! make -s -C "$top" tau-compat tools BUILD="$BUILD" >"$work/make.log" 2>&1; then
+	fail "tau compat build" "make tau-compat tools failed (log $work/make.log)"
+	finish
+fi
+
+# 1. the fake kernel's function ids and TAU's System.map of them
+cat >"$fake/ktau/functions" <<'FUNCS'
+ktau-functions 1
+columns fid group name
+0 syscall read
+1 syscall write
+39 syscall getpid
+463 syscall ia32_waitpid
+464 syscall ni_syscall
+466 softirq TIMER
+467 softirq NET_RX
+473 softirq IRQ_POLL
+475 irq irq
+476 exception page_fault
+477 sched schedule_vol
+478 sched schedule_invol
+479 event read_bytes
+612 kernel nfs_io
+end
+FUNCS
+if KTAU_PROCFS=$fake "$user/bin/ktau-ctl" --system-map "$map" 2>"$work/map.err" &&
+	[ "$(tail -n 1 "$map")" = "c1020000 A _etext" ]; then
+	pass "tau: ktau-ctl --system-map writes TAU's System.map"
+else
+	fail "tau: ktau-ctl --system-map" "$(head -n 3 "$work/map.err")"
+	finish
+fi
+
+# 2. TAU, stock sources, against the layer
+start=$(date +%s)
+if TAU_SRC=$work/tau.src "$TAU_SHARED/build-tau.sh" "$work/tau" -ktau -ktau_shctr \
+	-ktauinc="$compat_inc" -ktauincuser="$compat_inc" -ktaulib="$compat_lib" \
+	-ktausym="$map" >"$work/tau-build.log" 2>&1; then
+	secs=$(($(date +%s) - start))
+	pass "tau: TAU configured -ktau -ktau_shctr builds with its stock sources ($secs s)"
+else
+	fail "tau: TAU build -ktau -ktau_shctr" "$(tail -n 5 "$work/tau-build.log" | tr '\n' ' ') (log $work/tau.src/make.log)"
+	finish
+fi
+tau_makefile=$(tail -n 1 "$work/tau-build.log")
+tau_bin=$(dirname "$(dirname "$tau_makefile")")/bin
+
+# 3. the program, TAU's compiler script
+cd "$work/run" || exit 1
+if TAU_MAKEFILE=$tau_makefile "$tau_bin/tau_cc.sh" -optQuiet "$top/tests/tau/prog.c" \
+	-o "$work/prog" >"$work/prog-build.log" 2>&1; then
+	pass "tau: tau_cc.sh builds the instrumented program against TAU -ktau"
+	# the guest (tests/tau/run-in-guest.sh) has no shared libraries: the same
+	# program linked statically, by hand (TAU's link line names -lgcc_s)
+	tau_lib=$(basename "$tau_makefile" | sed 's/^Makefile\.tau/tau/')
+	if gcc -static "$work/run/prog.o" -L"$(dirname "$tau_makefile")" -l"$tau_lib" \
+		-L"$compat_lib" -lktau -lrt -ldl -lm -lstdc++ -lpthread \
+		-o "$work/prog-static" >"$work/prog-static.log" 2>&1; then
+		pass "tau: the program linked statically for the guest ($work/prog-static)"
+		# a root overlay for the guest (mkinitramfs.sh's EXTRA):
+		# /opt/ktau-tau/{prog,run-in-guest.sh,map-path}
+		mkdir -p "$work/guest/opt/ktau-tau"
+		cp "$work/prog-static" "$work/guest/opt/ktau-tau/prog"
+		cp "$top/tests/tau/run-in-guest.sh" "$work/guest/opt/ktau-tau/"
+		echo "$map" >"$work/guest/opt/ktau-tau/map-path"
+	else
+		fail "tau: static link" "$(grep -v 'warning: Using' "$work/prog-static.log" | head -n 3 | tr '\n' ' ')"
+	fi
+else
+	fail "tau: tau_cc.sh" "$(tail -n 5 "$work/prog-build.log" | tr '\n' ' ')"
+	finish
+fi
+
+# what the fake kernel shows: before, thread 1 only; after, thread 1 grown and
+# the program's thread with its calls (cycles at 2 GHz)
+profile_before() {
+	cat <<PROF
+ktau-profile 2
+tsc_khz 2000000
+scope system
+task kind=thread pid=1 tid=1 comm=init dropped=0
+func 0 0 read syscall 10 1000 1000
+path 0 0 read syscall 10 1000 1000
+task kind=exited pid=1 tid=0 comm=init exited_threads=0 dropped=0
+end
+PROF
+}
+profile_after() {
+	cat <<PROF
+ktau-profile 2
+tsc_khz 2000000
+scope system
+task kind=thread pid=1 tid=1 comm=init dropped=0
+func 0 0 read syscall 12 1400 1300
+path 0 0 read syscall 12 1400 1300
+task kind=thread pid=$1 tid=$2 comm=prog dropped=0
+func 0 39 getpid syscall 1000 200000 200000
+func 0 0 read syscall 500 1000000 900000
+func 0 476 page_fault exception 3 9000 9000
+func 0 475 irq irq 2 3000 3000
+func 0 466 TIMER softirq 2 4000 4000
+func 0 473 IRQ_POLL softirq 1 1000 1000
+func 0 477 schedule_vol sched 1 50000 50000
+func 0 612 nfs_io kernel 4 8000 8000
+path 0 39 getpid syscall 1000 200000 200000
+path 0 0 read syscall 500 1000000 900000
+path 0 0,476 page_fault exception 3 9000 9000
+path 0 0,477 schedule_vol sched 1 50000 50000
+path 0 475 irq irq 2 3000 3000
+path 0 475,466 TIMER softirq 2 4000 4000
+path 0 473 IRQ_POLL softirq 1 1000 1000
+path 0 612 nfs_io kernel 4 8000 8000
+event 0 479 read_bytes 500 16 16 8000 128000
+task kind=exited pid=1 tid=0 comm=init exited_threads=0 dropped=0
+end
+PROF
+}
+thread_profile() {
+	cat <<PROF
+ktau-profile 2
+tsc_khz 2000000
+scope thread
+task kind=thread pid=$1 tid=$2 comm=prog dropped=0
+func 0 0 read syscall 500 1000000 900000
+path 0 0 read syscall 500 1000000 900000
+end
+PROF
+}
+
+# runs the program in $work/run/$1 with the fake kernel; extra env after
+run_prog() {
+	local dir=$work/run/$1 pid tid
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	profile_before >"$fake/ktau/profile"
+	(cd "$dir" && env KTAU_PROCFS="$fake" KTAU_TAU_FAKE_PID_FILE="$dir/pid" \
+		KTAU_TAU_FAKE_GO="$dir/go" "$@" "$work/prog" >"$dir/out" 2>&1; echo $? >"$dir/rc") &
+	for _ in $(seq 600); do
+		[ -s "$dir/pid" ] && break
+		sleep 0.1
+	done
+	read -r pid tid <"$dir/pid" || { echo "no pid file"; return 1; }
+	profile_after "$pid" "$tid" >"$fake/ktau/profile.new"
+	mv "$fake/ktau/profile.new" "$fake/ktau/profile"
+	mkdir -p "$fake/$pid/task/$tid"
+	thread_profile "$pid" "$tid" >"$fake/$pid/task/$tid/ktau"
+	: >"$dir/go"
+	wait
+	echo "$tid" >"$dir/tid"
+	[ "$(cat "$dir/rc")" = 0 ] || { echo "exit status $(cat "$dir/rc"): $(tail -n 3 "$dir/out")"; return 1; }
+}
+
+# "NAME()" CALLS ... GROUP="..." in a TAU profile file
+has_line() {
+	grep -qF -- "$2" "$1"
+}
+
+if why=$(run_prog plain); then
+	dir=$work/run/plain
+	tid=$(cat "$dir/tid")
+	k=$dir/Kprofile.0.0.perprocess
+	f=$k/profile.$tid.0.1
+	missing=
+	for want in \
+		'"sys_getpid()" 1000 0 ' \
+		'"sys_read()" 500 0 ' \
+		'GROUP="TAU_KERNEL_MERGE | KTAU_SYSCALL | KTAU_IO"' \
+		'"page_fault()" 3 0 ' \
+		'"do_IRQ()" 2 0 ' \
+		'"softirq_timer()" 2 0 ' \
+		'"softirq_irq_poll()" 1 0 ' \
+		'"schedule_vol()" 1 0 ' \
+		'"nfs_io()" 4 0 ' \
+		'"Event_read_bytes()" 500 '; do
+		[ -f "$f" ] && has_line "$f" "$want" || missing="$missing [$want]"
+	done
+	for want in 'sys_getpid()" 1000 0 [0-9.e+-]* [0-9.e+-]* 0 GROUP="TAU_KERNEL_MERGE | KTAU_SYSCALL"$' \
+		'do_IRQ().*KTAU_IRQ"$' 'softirq_timer().*KTAU_BH"$' 'softirq_irq_poll().*KTAU_BH"$' \
+		'page_fault().*KTAU_EXCEPTION"$' 'schedule_vol().*KTAU_SCHEDULE"$' \
+		'nfs_io().*KTAU_DEFAULT"$'; do
+		[ -f "$f" ] && grep -q -- "$want" "$f" || missing="$missing [$want]"
+	done
+	if [ -z "$missing" ]; then
+		pass "tau: TAU's Kprofile of the program: 1000 getpid, 500 read, each routine in its TAU group"
+	else
+		fail "tau: TAU's Kprofile of the program" "missing in $f:$missing"
+	fi
+	# thread 1: the difference of TAU's two reads
+	if has_line "$k/profile.1.0.0" '"sys_read()" 2 0 '; then
+		pass "tau: TAU's Kprofile is the difference of its two reads"
+	else
+		fail "tau: Kprofile of thread 1" "$(head -n 4 "$k/profile.1.0.0" 2>&1 | tr '\n' ' ')"
+	fi
+	if [ -f "$dir/profile.0.0.0" ] && has_line "$dir/profile.0.0.0" '"io" 1 0 '; then
+		pass "tau: TAU's own profile of the program beside it"
+	else
+		fail "tau: TAU's own profile" "no \"io\" timer in $dir/profile.0.0.0"
+	fi
+	# ParaProf's own reader (pprof's plain scan needs a profile.0.0.0, which
+	# TAU's Kprofile naming, profile.<pid>.0.<context>, never has: it is
+	# checked file by file, pprof -f)
+	if [ ! -x "$TAU_CHECK_DIR/check.sh" ]; then
+		echo "SKIP: tau: ParaProf's reader on the Kprofile: no $TAU_CHECK_DIR (TAU_CHECK_DIR=)"
+	elif ! command -v javac >/dev/null 2>&1; then
+		echo "SKIP: tau: ParaProf's reader on the Kprofile: javac is not installed (Debian package default-jdk-headless)"
+	else
+		out=$("$TAU_CHECK_DIR/check.sh" "$k" 2>&1)
+		if printf '%s\n' "$out" | grep -q '^RESULT: OK' &&
+			! printf '%s\n' "$out" | grep -qE 'pprof -f exit status|/profile\.[0-9.]+: pprof said|pprof stopped early'; then
+			pass "tau: ParaProf's reader loads the Kprofile (pprof -f reads each file)"
+		else
+			fail "tau: ParaProf's reader on the Kprofile" "$(printf '%s\n' "$out" | grep -E 'RESULT|PPROF|FAIL' | head -n 3 | tr '\n' ' ')"
+		fi
+	fi
+else
+	fail "tau: the instrumented program under TAU -ktau" "$why"
+fi
+
+# 4. -ktau_shctr: kernel counters as TAU metrics
+# the static build runs too
+if [ -x "$work/prog-static" ]; then
+	if (cd "$work/run" && mkdir -p static && cd static &&
+		KTAU_PROCFS=$fake "$work/prog-static" >out 2>&1) &&
+		[ -d "$work/run/static/Kprofile.0.0.perprocess" ]; then
+		pass "tau: the static program writes its Kprofile"
+	else
+		fail "tau: the static program" "$(tail -n 3 "$work/run/static/out" 2>&1 | tr '\n' ' ')"
+	fi
+fi
+
+if why=$(run_prog shctr TAU_METRICS=TIME:KTAU_INCL_sys_read:KTAU_NUM_sys_read); then
+	dir=$work/run/shctr
+	if [ -f "$dir/MULTI__KTAU_INCL_sys_read/profile.0.0.0" ] &&
+		[ -f "$dir/MULTI__KTAU_NUM_sys_read/profile.0.0.0" ] &&
+		has_line "$dir/MULTI__KTAU_NUM_sys_read/profile.0.0.0" '"io" 1 0 '; then
+		pass "tau: TAU_METRICS=KTAU_INCL_sys_read:KTAU_NUM_sys_read (-ktau_shctr) writes its metrics"
+	else
+		fail "tau: -ktau_shctr metrics" "no MULTI__KTAU_* profiles in $dir: $(ls "$dir" | tr '\n' ' ')"
+	fi
+else
+	fail "tau: the program with KTAU_ metrics" "$why"
+fi
+if run_prog badname TAU_METRICS=TIME:KTAU_sys_raed >/dev/null &&
+	grep -q "names no ktau routine" "$work/run/badname/out"; then
+	pass "tau: a KTAU_ metric naming no routine is refused with a message"
+else
+	fail "tau: a KTAU_ metric naming no routine" "$(head -n 3 "$work/run/badname/out" 2>&1 | tr '\n' ' ')"
+fi
+finish
