@@ -206,8 +206,7 @@ check: deps-check
 # TAU's own runtime against ktau (docs/tau.md): TAU built from its source
 # (TAU_SHARED, default ../shared/tau) with -ktau -ktau_shctr against the
 # compatibility layer, an instrumented program run on a fake /proc; about 3
-# minutes on 2 cores, most of them TAU's build (142 s idle).  make check runs it when
-# KTAU_CHECK_TAU=1 (.ci/run sets it).
+# minutes on 2 cores, most of them TAU's build (142 s idle); make check runs it.
 TAU_SHARED ?= $(abspath $(CURDIR)/../shared/tau)
 .PHONY: check-tau
 check-tau:

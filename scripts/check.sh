@@ -66,10 +66,8 @@ run "kernel docs: ABI and admin guide (host)" "$top/tests/lib/check-kernel-docs.
 run "deps profiles (host)" "$top/tests/lib/check-deps-profiles.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 # TAU built -ktau -ktau_shctr against the compatibility layer, a TAU program
-# on a fake /proc (make check-tau, ~3 min): when KTAU_CHECK_TAU=1 (.ci/run)
-if [ "${KTAU_CHECK_TAU:-0}" = 1 ]; then
-	run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
-fi
+# on a fake /proc (make check-tau, about 3 minutes)
+run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the
 # QEMU kernel plus KASAN, KFENCE, lockdep, PROVE_RCU, atomic-sleep and
 # preempt checks, DEBUG_OBJECTS, DEBUG_LIST, UBSAN, failslab): any report
