@@ -103,9 +103,11 @@ else
 fi
 
 # ---- TAU's own readers (ParaProf's, pprof), where this machine has them ----
-tau_check=$top/../shared/tools/tau-check/check.sh
+# shellcheck source=tests/lib/shared-dir.sh
+. "$top/tests/lib/shared-dir.sh"
+tau_check=$(ktau_shared_dir "$top")/tools/tau-check/check.sh
 if [ ! -x "$tau_check" ]; then
-	echo "SKIP: $label: TAU's readers: $tau_check not found (the project's shared/ folder beside the clone)"
+	echo "SKIP: $label: TAU's readers: $tau_check not found (the project's shared/ folder: beside the clone, /work/shared or KTAU_SHARED=)"
 elif [ ! -d "$dir" ]; then
 	fail "$label: ParaProf's and pprof's readers open the LD_PRELOAD job's directory" "no directory"
 elif out=$("$tau_check" "$dir" 2>&1); then

@@ -26,8 +26,11 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
-TAU_SHARED=${TAU_SHARED:-$top/../shared/tau}
-TAU_CHECK_DIR=${TAU_CHECK_DIR:-$top/../shared/tools/tau-check}
+# shellcheck source=tests/lib/shared-dir.sh
+. "$top/tests/lib/shared-dir.sh"
+shared=$(ktau_shared_dir "$top") || shared=$top/../shared
+TAU_SHARED=${TAU_SHARED:-$shared/tau}
+TAU_CHECK_DIR=${TAU_CHECK_DIR:-$shared/tools/tau-check}
 work=$BUILD/check-tau
 user=$BUILD/user
 compat_inc=$top/compat/ktau-tau/include
