@@ -468,6 +468,18 @@ static size_t past_interrupt(const struct ktr_fmap *fm, const struct ev *e, size
 	return n;	/* not a whole slice: the caller's test fails */
 }
 
+/*
+ * Past the involuntary switch whose entry is e[i]: a preemption the task
+ * did not ask for, as an interrupt is; n when it never ends.
+ */
+static size_t past_preemption(const struct ev *e, size_t n, size_t i, uint32_t invol)
+{
+	for (size_t j = i + 1; j < n; j++)
+		if (e[j].type == EXIT && e[j].data == invol)
+			return j + 1;
+	return n;
+}
+
 static const struct ev *find_task(const struct ev *e, size_t n, unsigned int type)
 {
 	for (size_t i = 0; i < n; i++)
@@ -480,7 +492,8 @@ static void check_known(const struct ktr_fmap *fm, uint64_t tsc_khz)
 {
 	const uint32_t getppid = fid_of(fm, "getppid"), rd = fid_of(fm, "read"),
 		       vol = fid_of(fm, "schedule_vol"), fault = fid_of(fm, "page_fault"),
-		       exit_group = fid_of(fm, "exit_group");
+		       exit_group = fid_of(fm, "exit_group"),
+		       invol = fid_of(fm, "schedule_invol");
 	struct trace t = { 0 };
 	unsigned char header[64];
 	struct known k = { 0 };
@@ -546,7 +559,9 @@ static void check_known(const struct ktr_fmap *fm, uint64_t tsc_khz)
 	}
 	/*
 	 * The blocking read: read => schedule_vol, with at most whole
-	 * interrupt slices (a timer tick) between the two entries.
+	 * interrupt slices (a timer tick) and preemptions between the two
+	 * entries: on a slow guest the tick that wakes the parent can
+	 * preempt the child inside read() before it blocks.
 	 */
 	{
 		int found = 0;
@@ -557,8 +572,14 @@ static void check_known(const struct ktr_fmap *fm, uint64_t tsc_khz)
 
 			if (ce[i].type != ENTRY || ce[i].data != rd)
 				continue;
-			while (j < cn && ce[j].type == ENTRY && is_interrupt(fm, ce[j].data))
-				j = past_interrupt(fm, ce, cn, j);
+			while (j < cn && ce[j].type == ENTRY) {
+				if (is_interrupt(fm, ce[j].data))
+					j = past_interrupt(fm, ce, cn, j);
+				else if (ce[j].data == invol)
+					j = past_preemption(ce, cn, j, invol);
+				else
+					break;
+			}
 			found = j < cn && ce[j].type == ENTRY && ce[j].data == vol;
 			if (j < cn)
 				snprintf(why, sizeof(why), "type %u of %s", ce[j].type,

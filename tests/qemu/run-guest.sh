@@ -16,7 +16,7 @@
 #                                 (guest: /mnt/host; gets results.txt, dmesg.txt)
 #   -l, --log FILE       LOG      console log, CRs stripped (default BUILD/../qemu-MODE.log)
 #   -a, --append ARGS    APPEND   extra kernel command line arguments, after
-#                                 "console=ttyS0 panic=-1 tsc=reliable pci=noacpi
+#                                 "console=ttyS0 panic=-1 tsc=reliable pci=noacpi no5lvl
 #                                 ktaumode=MODE"
 #   -c, --icount SHIFT   ICOUNT   deterministic guest clock: -icount shift=SHIFT
 #                                 (0: the guest's TSC and clocks advance 1 ns per
@@ -220,7 +220,16 @@ esac
 # pci=noacpi: PCI interrupts from the BIOS's routing table, not the ACPI
 # _PRT method, which the slow (debug, emulated) kernel can time out in,
 # leaving the virtio-9p share without an interrupt and its mount hung.
-cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi ktaumode=$MODE${APPEND:+ $APPEND}"
+# no5lvl: 4-level paging, though -cpu max offers LA57.  With 5 levels,
+# the KASAN kernel reported "wild-memory-access in rcu_is_watching" for a
+# valid per-CPU address (ff11...: the 5-level direct map) when a device
+# interrupt came in during identify_boot_cpu(): that clears and rebuilds
+# boot_cpu_data's capabilities, and until alternatives are patched,
+# pgtable_l5_enabled() reads them, so KASAN's idea of the kernel's
+# address range shrank to 4-level's for that window (trace: identify_cpu
+# < common_interrupt < irqentry_enter < trace_irq_disable <
+# rcu_is_watching).  Nothing of ktau's is in that path.
+cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi no5lvl ktaumode=$MODE${APPEND:+ $APPEND}"
 # One TCG thread for all vCPUs: with QEMU 7.2's multi-threaded TCG, a vCPU
 # executes a stale int3 after the kernel has finished patching a static
 # branch (text_poke_bp) and synced every CPU: an "Oops: int3".  QEMU's, not
