@@ -20,7 +20,9 @@ mkdir -p "$BUILD"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
-say() { printf '==> %s\n' "$*" | tee -a "$log"; }
+# each phase's start, with the seconds since make check began: where
+# CI's time goes
+say() { printf '==> %s (at %d s)\n' "$*" "$SECONDS" | tee -a "$log"; }
 
 # run NAME CMD...: run a phase, keep its PASS/FAIL/SKIP lines, fail it if the
 # command fails without having reported a FAIL itself.
@@ -62,6 +64,9 @@ run "docs: links and README (host)" "$top/tests/lib/check-doc-links.sh"
 # admin guide has every control command and group, and the overhead rows
 # of docs/benchmark.md
 run "kernel docs: ABI and admin guide (host)" "$top/tests/lib/check-kernel-docs.sh"
+# the kernel core is generic C; x86's part is its asm/ktau.h, its entry
+# patches and its generated syscall ids
+run "kernel arch split (host)" "$top/tests/lib/check-arch-split.sh"
 # scripts/deps.sh's profiles, and make demo/demo-mpi install theirs first
 run "deps profiles (host)" "$top/tests/lib/check-deps-profiles.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"

@@ -6,6 +6,39 @@
  * Instrumentation points call the inline hooks below.  Each hook sits
  * behind the static key of its group, so a group that is switched off
  * costs one no-op, and with CONFIG_KTAU=n the hooks compile away.
+ *
+ * This header is the same on every architecture.  An architecture that
+ * selects HAVE_ARCH_KTAU provides, in asm/ktau.h, what the inline paths
+ * need to be cheap and exact there:
+ *
+ *  - ktau_arch_now(), the cycle counter every timer reads, and
+ *    ktau_arch_clock_khz(), its rate as the profiles report it;
+ *  - ktau_arch_current(), current as the system call entry wants it;
+ *  - ktau_arch_ctx_value(), a read of a registered user word that reads
+ *    an unmapped word as 0 (page faults are disabled, interrupts may be
+ *    off), and ktau_arch_ctx_key(), the choice of a new outermost
+ *    frame's caller field from the task's two cached context values;
+ *  - ktau_arch_zero64() and ktau_arch_zero32(), a store of zero;
+ *  - the record update: ktau_arch_entry_add() (inclusive time, exclusive
+ *    time, one call), ktau_arch_counter_add() and ktau_arch_calls_inc(),
+ *    each an add that readers on other CPUs never see torn, and
+ *    ktau_arch_entry_add() making the inclusive time visible before the
+ *    exclusive time to a reader that loads them in the other order with
+ *    smp_rmb() between (its owner updates a record with interrupts off,
+ *    so no atomic operation is needed);
+ *  - ktau_arch_in_compat_syscall(), true in a system call of the
+ *    architecture's compat ABI, whose entry calls
+ *    ktau_compat_syscall_enter() once the number is settled;
+ *  - ktau_arch_time_syscalls(), called as the system call group is
+ *    switched on or off, for an entry that runs an untimed copy of its
+ *    system call path while it is off (x86-64); a no-op elsewhere.
+ *
+ * The system call number map comes from the architecture's syscall
+ * tables, generated with its other syscall headers: asm/ktau_syscall_nr.h
+ * (KTAU_NR_SYSCALL64, KTAU_NR_COMPAT, KTAU_NR_COMPAT_ONLY) and
+ * asm/ktau_syscall_names.h (kernel/ktau/gen-syscall-names.sh).  A 64-bit
+ * call's function id is its number; read() and write() must be
+ * consecutive numbers (their bytes events are found by the number).
  */
 #ifndef _LINUX_KTAU_H
 #define _LINUX_KTAU_H
@@ -93,7 +126,7 @@ long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
 void __ktau_syscall_exit(struct pt_regs *regs, u64 now);
 void __ktau_syscall_bytes(u32 key, long ret);
-void __ktau_ia32_syscall_enter(long nr);
+void __ktau_compat_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
 void __ktau_irq_enter(void);
@@ -174,33 +207,19 @@ static __always_inline void ktau_root_ctx(struct task_struct *tsk,
 }
 
 /*
- * Add one call to a record of the current task's table.  Only the
- * table's writer updates it (its task with interrupts off) while readers
- * on other CPUs load it with READ_ONCE(): an add to memory each, which
- * they never see torn, and no lock prefix, as local64_add() does
- * (WRITE_ONCE(c, c + v) would take a load, an add and a store).  The
- * inclusive time is stored before the exclusive time so that a reader
- * that loads them in the other order never sees exclusive > inclusive:
- * one asm statement, whose stores x86 makes visible in program order
- * (smp_wmb() is only a compiler barrier there); the three counters are
- * then addressed from one base register.  The call is added to the word
- * of the count and the key: a count that wraps sets the key's
- * KTAU_REC_CARRIED bit, and every update of a record first compares its
- * key, so the next one takes a slow path, which moves the carry.
+ * Add one call to a record of the current task's table: its inclusive
+ * time before its exclusive time, and a call.  Only the table's writer
+ * updates it (its task with interrupts off) while readers on other CPUs
+ * load it with READ_ONCE() and smp_rmb() (kernel/ktau/view.c).  The call
+ * is added to the word of the count and the key: a count that wraps sets
+ * the key's KTAU_REC_CARRIED bit, and every update of a record first
+ * compares its key, so the next one takes a slow path, which moves the
+ * carry.
  */
 static __always_inline void ktau_entry_add(struct ktau_entry *e, u64 incl,
 					   u64 excl)
 {
-	/* Pairs with smp_rmb() in the readers (kernel/ktau/view.c). */
-	asm volatile("addq %[incl], %c[oi](%[e])\n\t"
-		     "addq %[excl], %c[ox](%[e])\n\t"
-		     "addq %[one], %c[oc](%[e])"
-		     : "+m" (*e)
-		     : [e] "r" (e), [incl] "er" (incl), [excl] "er" (excl),
-		       [one] "i" (KTAU_CALLS_ONE),
-		       [oc] "i" (offsetof(struct ktau_entry, calls_key)),
-		       [oi] "i" (offsetof(struct ktau_entry, incl)),
-		       [ox] "i" (offsetof(struct ktau_entry, excl)));
+	ktau_arch_entry_add(e, incl, excl);
 }
 
 /*
@@ -249,8 +268,12 @@ static __always_inline unsigned int ktau_hint_slot(u32 key)
 /* The function id field of read() or write(), whatever the context. */
 static __always_inline bool ktau_key_moves_bytes(u32 key)
 {
-	BUILD_BUG_ON(__NR_read != 0 || __NR_write != 1);
-	return (u16)key <= KTAU_REC_LOW(__NR_write);
+	BUILD_BUG_ON(__NR_write != __NR_read + 1);
+	/* one compare where they are the first two (x86-64) */
+	if (__NR_read == 0)
+		return (u16)key <= KTAU_REC_LOW(__NR_write);
+	return (u16)((u16)key - KTAU_REC_LOW(__NR_read)) <=
+	       KTAU_REC_LOW(__NR_write) - KTAU_REC_LOW(__NR_read);
 }
 
 /*
@@ -321,11 +344,11 @@ static __always_inline long ktau_syscall_renumber(long nr)
 	return nr;
 }
 
-/* The ia32 paths, once the entry work has settled the number. */
-static __always_inline void ktau_ia32_syscall_enter(long nr)
+/* The compat ABI's paths, once the entry work has settled the number. */
+static __always_inline void ktau_compat_syscall_enter(long nr)
 {
 	if (ktau_group_on(KTAU_GROUP_SYSCALL))
-		__ktau_ia32_syscall_enter(nr);
+		__ktau_compat_syscall_enter(nr);
 }
 
 /*
@@ -362,17 +385,16 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 	return true;
 }
 
-/* Add @v to the counter at @p, as ktau_entry_add() does: one add to memory. */
+/* Add @v to the counter at @p, which readers never see torn. */
 static __always_inline void ktau_counter_add(u64 *p, u64 v)
 {
-	asm volatile("addq %[v], %[c]" : [c] "+m" (*p) : [v] "er" (v));
+	ktau_arch_counter_add(p, v);
 }
 
 /* One more call in @e's count, which carries as ktau_entry_add()'s does. */
 static __always_inline void ktau_calls_inc(struct ktau_entry *e)
 {
-	asm volatile("addq %[one], %[c]"
-		     : [c] "+m" (e->calls_key) : [one] "i" (KTAU_CALLS_ONE));
+	ktau_arch_calls_inc(&e->calls_key);
 }
 
 /*
@@ -428,10 +450,15 @@ static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
 
 	/* the close's t->rec + its offset stays one lea: no shared t->rec */
 	OPTIMIZER_HIDE_VAR(t);
-	/* at the byte offset (fid + 1) * 2 - 2 (0 or 2): no arithmetic */
-	BUILD_BUG_ON(KTAU_REC_LOW(__NR_read) != 2 || KTAU_REC_LOW(__NR_write) != 4);
+	/*
+	 * at the byte offset (fid - __NR_read) * 2, which is the key's low
+	 * half minus a constant: no arithmetic
+	 */
+	BUILD_BUG_ON(KTAU_REC_LOW(__NR_write) - KTAU_REC_LOW(__NR_read) !=
+		     sizeof(t->bytes_hint[0]));
 	range = (void *)t->rec +
-		*(u16 *)((u8 *)t->bytes_hint - 2 + (u16)key);
+		*(u16 *)((u8 *)t->bytes_hint - KTAU_REC_LOW(__NR_read) +
+			 (u16)key);
 	if (unlikely((unsigned long)ret > INT_MAX || range->key != range_key ||
 		     range[1].key != range_key + (KTAU_REC_SUM - KTAU_REC_RANGE))) {
 		__ktau_syscall_bytes(key, ret);
@@ -652,7 +679,7 @@ static inline long ktau_syscall_renumber(long nr)
 	return nr;
 }
 
-static inline void ktau_ia32_syscall_enter(long nr) { }
+static inline void ktau_compat_syscall_enter(long nr) { }
 static inline void ktau_syscall_exit(struct pt_regs *regs) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }
 static inline void ktau_softirq_exit(unsigned int vec) { }

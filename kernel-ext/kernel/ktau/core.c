@@ -1260,7 +1260,7 @@ static void ktau_syscall_renumbered(struct ktau_task *kt, long nr)
 /*
  * The entry work (seccomp, ptrace, a tracepoint program) ran and may
  * have changed the number, to -1 when the call is skipped.  Interrupts
- * are on.  The ia32 paths open their frame after the entry work, with
+ * are on.  The compat paths open their frame after the entry work, with
  * the final number.
  */
 long __ktau_syscall_renumber(long nr)
@@ -1268,7 +1268,7 @@ long __ktau_syscall_renumber(long nr)
 	struct ktau_task *kt;
 	unsigned long flags;
 
-	if (in_ia32_syscall())
+	if (ktau_arch_in_compat_syscall())
 		return nr;
 	local_irq_save(flags);
 	kt = ktau_current();
@@ -1280,15 +1280,15 @@ long __ktau_syscall_renumber(long nr)
 	return nr;
 }
 
-/* The ia32 paths: the number is settled, interrupts are on. */
-void __ktau_ia32_syscall_enter(long nr)
+/* The compat paths: the number is settled, interrupts are on. */
+void __ktau_compat_syscall_enter(long nr)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
 	ktau_stack_reset(ktau_current());
 	if (nr != -1)
-		ktau_syscall_open(ktau_current(), ktau_ia32_fid(nr));
+		ktau_syscall_open(ktau_current(), ktau_compat_fid(nr));
 	local_irq_restore(flags);
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KTAU function id registry: ids are dense indexes into every profile.
- * The x86-64 system calls own the ids equal to their numbers, 32-bit-only
- * calls follow, then the static instrumentation points, then ids that
- * kernel code registers at run time.
+ * The 64-bit system calls own the ids equal to their numbers, the calls
+ * only the compat ABI has follow (asm/ktau_syscall_names.h), then the
+ * static instrumentation points, then ids that kernel code registers at
+ * run time.
  *
  * Entries are published with a release store of the id count, so readers
  * (the /proc function map, profile printing) need no lock.
@@ -17,13 +18,12 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <asm/unistd.h>
 
 #include "internal.h"
 
 #define KTAU_FID_NONE	U16_MAX
 
-#include "syscall_names.h"
+#include <asm/ktau_syscall_names.h>
 
 struct ktau_func {
 	const char *name;
@@ -89,8 +89,8 @@ int ktau_fid_group(unsigned int fid)
 /* The numbers ktau_sys64_fid() does not map inline. */
 unsigned int ktau_sys64_fid_other(unsigned long nr)
 {
-#ifdef CONFIG_X86_X32_ABI
-	nr &= ~__X32_SYSCALL_BIT;
+#ifdef KTAU_ARCH_X32_BIT
+	nr &= ~KTAU_ARCH_X32_BIT;
 	if (nr < KTAU_NR_SYSCALL64)
 		return nr;
 	nr -= KTAU_X32_BASE;
@@ -103,12 +103,12 @@ unsigned int ktau_sys64_fid_other(unsigned long nr)
 	return KTAU_FID_NI_SYSCALL;
 }
 
-unsigned int ktau_ia32_fid(unsigned long nr)
+unsigned int ktau_compat_fid(unsigned long nr)
 {
-	if (nr < KTAU_NR_IA32) {
-		nr = array_index_nospec(nr, KTAU_NR_IA32);
-		if (ktau_ia32_fids[nr] != KTAU_FID_NONE)
-			return ktau_ia32_fids[nr];
+	if (nr < KTAU_NR_COMPAT) {
+		nr = array_index_nospec(nr, KTAU_NR_COMPAT);
+		if (ktau_compat_fids[nr] != KTAU_FID_NONE)
+			return ktau_compat_fids[nr];
 	}
 	return KTAU_FID_NI_SYSCALL;
 }
@@ -164,8 +164,8 @@ int __init ktau_fid_init(void)
 	raw_spin_lock(&ktau_fid_lock);
 	for (nr = 0; nr < KTAU_NR_SYSCALL64; nr++)
 		ktau_fid_append(ktau_sys64_names[nr], KTAU_GROUP_SYSCALL);
-	for (nr = 0; nr < KTAU_NR_IA32_ONLY; nr++)
-		ktau_fid_append(ktau_ia32_only_names[nr], KTAU_GROUP_SYSCALL);
+	for (nr = 0; nr < KTAU_NR_COMPAT_ONLY; nr++)
+		ktau_fid_append(ktau_compat_only_names[nr], KTAU_GROUP_SYSCALL);
 	for (point = 0; point < KTAU_NR_STATIC_POINTS; point++) {
 		name = ktau_static_names[point];
 		if (point >= KTAU_SP_SOFTIRQ && point < KTAU_SP_IRQ)

@@ -8,7 +8,7 @@
 
 #include <linux/ktau.h>
 
-#include "syscall_nr.h"
+#include <asm/ktau_syscall_nr.h>
 #include <linux/atomic.h>
 #include <linux/overflow.h>
 #include <linux/interrupt.h>
@@ -341,7 +341,7 @@ enum ktau_static_point {
 };
 
 #define KTAU_FID_STATIC(point) \
-	(KTAU_NR_SYSCALL64 + KTAU_NR_IA32_ONLY + (point))
+	(KTAU_NR_SYSCALL64 + KTAU_NR_COMPAT_ONLY + (point))
 #define KTAU_FID_NI_SYSCALL	KTAU_FID_STATIC(KTAU_SP_NI_SYSCALL)
 
 extern const char *const ktau_group_names[KTAU_NR_GROUPS];
@@ -352,7 +352,7 @@ const char *ktau_group_name(unsigned int group);
 int ktau_fid_group(unsigned int fid);
 unsigned int ktau_sys64_fid_other(unsigned long nr);
 
-/* A 64-bit system call's id: its number, but for x32 and invalid ones. */
+/* A 64-bit system call's id: its number, but for x32's and invalid ones. */
 static __always_inline unsigned int ktau_sys64_fid(unsigned long nr)
 {
 	if (likely(nr < KTAU_NR_SYSCALL64))
@@ -360,7 +360,7 @@ static __always_inline unsigned int ktau_sys64_fid(unsigned long nr)
 	return ktau_sys64_fid_other(nr);
 }
 
-unsigned int ktau_ia32_fid(unsigned long nr);
+unsigned int ktau_compat_fid(unsigned long nr);
 int ktau_fid_init(void);
 unsigned int ktau_fids_refused(void);
 

@@ -20,7 +20,6 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
-#include <asm/tsc.h>
 
 #include "view.h"
 
@@ -371,7 +370,7 @@ static void ktau_seq_stop(struct seq_file *m, void *v)
 static void ktau_print_header(struct seq_file *m, enum ktau_scope scope)
 {
 	seq_printf(m, "ktau-profile %d\n", KTAU_FORMAT_VERSION);
-	seq_printf(m, "tsc_khz %u\n", tsc_khz);
+	seq_printf(m, "tsc_khz %u\n", ktau_arch_clock_khz());
 	seq_printf(m, "scope %s\n", ktau_scope_names[scope]);
 	seq_puts(m, "columns func ctx fid name group calls incl_cycles excl_cycles\n");
 	seq_puts(m, "columns path ctx fids name group calls incl_cycles excl_cycles\n");

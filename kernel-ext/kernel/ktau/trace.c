@@ -32,7 +32,6 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
-#include <asm/tsc.h>
 
 #include "control_parse.h"
 #include "internal.h"
@@ -511,7 +510,7 @@ static int ktau_trace_copy_header(char __user *ubuf)
 		.header_size = sizeof(h),
 		.unit_size = sizeof(struct ktau_trace_unit),
 		.nr_cpus = nr_cpu_ids,
-		.tsc_khz = tsc_khz,
+		.tsc_khz = ktau_arch_clock_khz(),
 	};
 	struct timespec64 real;
 	unsigned long flags;

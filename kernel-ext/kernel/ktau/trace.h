@@ -92,10 +92,10 @@ static __always_inline bool ktau_trace_put_fast(struct task_struct *tsk,
 	this_cpu_write(ktau_trace_cpus.wp, u + 1);
 	/*
 	 * Pairs with smp_load_acquire() of head by the reader: the event's
-	 * stores come first (x86 keeps stores in order; this is for the
-	 * compiler).
+	 * stores come first (a compiler barrier where stores stay in order,
+	 * as on x86).
 	 */
-	barrier();
+	smp_wmb();
 	this_cpu_inc(ktau_trace_cpus.head);
 	return true;
 }

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the KTAU timers need from x86: their clock, current as the
- * system call entry wants it, and a read of a registered user word that
- * cannot fault.
+ * What KTAU needs from x86 (the contract is in include/linux/ktau.h):
+ * its clock, current as the system call entry wants it, a read of a
+ * registered user word that cannot fault, the record update with x86's
+ * store order, and which system calls are the compat ABI's.
  */
 #ifndef _ASM_X86_KTAU_H
 #define _ASM_X86_KTAU_H
 
 #include <linux/compiler.h>
+#include <linux/ktau_types.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <asm/current.h>
 #include <asm/msr.h>
+#include <asm/thread_info.h>
+#include <asm/tsc.h>
 #include <asm/uaccess.h>
+#include <asm/unistd.h>
 
 /*
  * The clock of every timer: the TSC, whose rate the profile header gives
@@ -20,6 +26,12 @@
 static __always_inline u64 ktau_arch_now(void)
 {
 	return rdtsc();
+}
+
+/* The clock's rate, which the profiles and the trace report. */
+static __always_inline unsigned int ktau_arch_clock_khz(void)
+{
+	return tsc_khz;
 }
 
 /*
@@ -103,6 +115,55 @@ static __always_inline void ktau_arch_zero32(u32 *p)
 {
 	asm("movl $0, %0" : "=m" (*p));
 }
+
+/*
+ * Add a call to record @e: one add to memory for each counter, which
+ * readers on other CPUs never see torn, and no lock prefix, as
+ * local64_add() does (WRITE_ONCE(c, c + v) would take a load, an add
+ * and a store).  One asm statement, whose stores x86 makes visible in
+ * program order (smp_wmb() is only a compiler barrier here): the
+ * inclusive time before the exclusive time, so that a reader that loads
+ * them in the other order never sees exclusive > inclusive; the three
+ * counters addressed from one base register.
+ */
+static __always_inline void ktau_arch_entry_add(struct ktau_entry *e,
+						u64 incl, u64 excl)
+{
+	/* Pairs with smp_rmb() in the readers (kernel/ktau/view.c). */
+	asm volatile("addq %[incl], %c[oi](%[e])\n\t"
+		     "addq %[excl], %c[ox](%[e])\n\t"
+		     "addq %[one], %c[oc](%[e])"
+		     : "+m" (*e)
+		     : [e] "r" (e), [incl] "er" (incl), [excl] "er" (excl),
+		       [one] "i" (KTAU_CALLS_ONE),
+		       [oc] "i" (offsetof(struct ktau_entry, calls_key)),
+		       [oi] "i" (offsetof(struct ktau_entry, incl)),
+		       [ox] "i" (offsetof(struct ktau_entry, excl)));
+}
+
+/* Add @v to the counter at @p, as ktau_arch_entry_add() does. */
+static __always_inline void ktau_arch_counter_add(u64 *p, u64 v)
+{
+	asm volatile("addq %[v], %[c]" : [c] "+m" (*p) : [v] "er" (v));
+}
+
+/* One more call in a record's count and key word (KTAU_CALLS_ONE). */
+static __always_inline void ktau_arch_calls_inc(u64 *calls_key)
+{
+	asm volatile("addq %[one], %[c]"
+		     : [c] "+m" (*calls_key) : [one] "i" (KTAU_CALLS_ONE));
+}
+
+/* x86's compat ABI is ia32; x32 calls take the 64-bit path. */
+static __always_inline bool ktau_arch_in_compat_syscall(void)
+{
+	return in_ia32_syscall();
+}
+
+#ifdef CONFIG_X86_X32_ABI
+/* An x32 call's number has this bit (asm/ktau_syscall_names.h maps it). */
+#define KTAU_ARCH_X32_BIT	__X32_SYSCALL_BIT
+#endif
 
 struct pt_regs;
 
