@@ -1,7 +1,7 @@
 #!/bin/bash
 # `make check-long`: what `make check` leaves out for time (issue 15).
-# Run it before landing changes to the kernel side; about an hour on 2
-# host cores from a built tree.
+# Run it before landing changes to the kernel side; a little over an
+# hour on 2 host cores from a built tree (the prefixes about 10 minutes).
 #
 #   smp4       the whole guest suite on the plain QEMU kernel
 #              (tests/configs/qemu.config) with 4 CPUs;
@@ -15,9 +15,14 @@
 #              ftrace, kprobes; objtool's noinstr validation): built with no
 #              objtool warning, then the whole suite booted with
 #              `preempt=full nohz_full=1 audit=1`, and the concurrency and
-#              entry-work tests booted with preempt=voluntary and none.
+#              entry-work tests booted with preempt=voluntary and none;
+#   prefixes   every prefix of the `make series` series builds
+#              (scripts/check-series-prefixes.sh: the objects of the files
+#              the series touched so far after each patch, and kernel/ktau/
+#              once CONFIG_KTAU is set; its own tree, under BUILD/prefixes).
 #
-# usage: scripts/check-long.sh [--boots N] [PART...]   (PART: smp4 stress distro)
+# usage: scripts/check-long.sh [--boots N] [PART...]
+#        (PART: smp4 stress distro prefixes; default: all four)
 # Prints PASS/FAIL/SKIP lines, each prefixed with its run, then the summary
 # of scripts/summary.sh (its last line "N passed, N failed").
 set -uo pipefail
@@ -29,13 +34,13 @@ parts=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--boots) boots=${2:?--boots needs a number}; shift ;;
-	smp4 | stress | distro) parts="$parts $1" ;;
+	smp4 | stress | distro | prefixes) parts="$parts $1" ;;
 	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "check-long: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
-parts=${parts:-smp4 stress distro}
+parts=${parts:-smp4 stress distro prefixes}
 case "$boots" in '' | *[!0-9]*) echo "check-long: bad --boots '$boots'" >&2; exit 2 ;; esac
 
 log=$BUILD/check-long.log
@@ -100,6 +105,13 @@ for part in $parts; do
 		guest distro-full distro 2 "" "preempt=full nohz_full=1 audit=1"
 		guest distro-voluntary distro 2 "" "preempt=voluntary $concurrency"
 		guest distro-none distro 2 "" "preempt=none $concurrency"
+		;;
+	prefixes)
+		say "prefixes: every prefix of the series builds (objects)"
+		out=$(BUILD=$BUILD "$top/scripts/check-series-prefixes.sh" 2>&1)
+		printf '%s\n' "$out" >> "$log"
+		printf '%s\n' "$out" | sed -n 's#^\(PASS\|FAIL\|SKIP\): #\1: prefixes/#p' |
+			tee -a "$results"
 		;;
 	esac
 done

@@ -4,7 +4,8 @@
 # is the tree `quilt push -a` of patches/ over kernel-ext/ gives (the
 # one `make kernel` builds and `make check` boots), and each patch
 # passes checkpatch --strict.  Building every prefix is
-# scripts/check-series-prefixes.sh's (slow; not in make check).
+# scripts/check-series-prefixes.sh's (slow: make check-long runs it,
+# make check does not).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -14,11 +14,16 @@
 #     the __setup() it documents;
 #   - the Documentation patch adds the admin guide and the ABI entries,
 #     the selftests patch tools/testing/selftests/ktau/.
-# Each patch that adds files adds their MAINTAINERS lines.  From the
-# core patch on, every prefix of the series gives the tree that the
-# same prefix of patches/ gives with kernel-ext/ copied in, which
-# scripts/check-series-prefixes.sh builds; 0000-cover-letter.patch
-# carries the design in short and the benchmark table.
+# Each patch that adds files adds their MAINTAINERS lines.  Those
+# patches are found by place (the first), by the ktau= hunk and by
+# subject (`Documentation:`, `selftests:`), never by number, so that
+# patches/ may be split or reordered; the others are taken as they are.
+# From the core patch on, every prefix of the series has the code that
+# the same prefix of patches/ has with kernel-ext/ copied in (the
+# documentation and the selftests come with their own patches);
+# scripts/check-series-prefixes.sh applies the series one patch at a
+# time and builds every prefix.  0000-cover-letter.patch carries the
+# design in short and the benchmark table.
 #
 # usage: scripts/make-series.sh [OUTDIR]     (default: build/series)
 # environment: KTARBALL (Debian's linux-source-6.12 tarball) or KSRC (a
