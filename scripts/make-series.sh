@@ -7,16 +7,19 @@
 # order, with kernel-ext/'s files added by the patches that need them:
 #   - the first patch (the task fields) adds include/linux/ktau_types.h
 #     and the MAINTAINERS entry;
-#   - a new patch right after it adds the core (include/linux/ktau.h,
-#     asm/ktau.h, kernel/ktau/), which nothing builds until the series'
-#     Kconfig patch sources kernel/ktau/Kconfig, with the ktau= entry of
-#     kernel-parameters.txt (the Kconfig patch's in patches/), beside
-#     the __setup() it documents;
+#   - a new patch right after it adds the generic core
+#     (include/linux/ktau.h, kernel/ktau/), which nothing builds until
+#     the series' Kconfig patch sources kernel/ktau/Kconfig, with the
+#     ktau= entry of kernel-parameters.txt (the Kconfig patch's in
+#     patches/), beside the __setup() it documents;
+#   - the patch that selects HAVE_ARCH_KTAU in an architecture's Kconfig
+#     adds that architecture's part (kernel-ext/arch/ARCH/: asm/ktau.h);
 #   - the Documentation patch adds the admin guide and the ABI entries,
 #     the selftests patch tools/testing/selftests/ktau/.
 # Each patch that adds files adds their MAINTAINERS lines.  Those
-# patches are found by place (the first), by the ktau= hunk and by
-# subject (`Documentation:`, `selftests:`), never by number, so that
+# patches are found by place (the first), by their hunks (ktau=,
+# select HAVE_ARCH_KTAU) and by subject (`Documentation:`,
+# `selftests:`), never by number, so that
 # patches/ may be split or reordered; the others are taken as they are.
 # From the core patch on, every prefix of the series has the code that
 # the same prefix of patches/ has with kernel-ext/ copied in (the
@@ -118,6 +121,14 @@ params_patch=$(for p in $series; do
 done | head -n 1) || true
 [ -n "$params_patch" ] || die "no patch documents ktau= in $params"
 
+# selects_ktau PATCH ARCH: whether PATCH selects HAVE_ARCH_KTAU in
+# arch/ARCH/Kconfig
+selects_ktau() {
+	awk -v f="+++ b/arch/$2/Kconfig" '$0 == f { k = 1; next } /^\+\+\+ / { k = 0 }
+		k && /^\+[ \t]*select[ \t]+HAVE_ARCH_KTAU([ \t]|$)/ { found = 1 }
+		END { exit !found }' "$1"
+}
+
 # am PATCH [git-am options]
 am() {
 	local p=$1
@@ -147,10 +158,11 @@ for p in $series; do
 		# the core, which builds from the Kconfig patch on
 		core=$(cd "$top/kernel-ext" && find . -type f \
 			! -path './Documentation/*' ! -path './tools/*' \
-			! -path ./include/linux/ktau_types.h | sed 's|^\./||' | sort)
+			! -path './arch/*' ! -path ./include/linux/ktau_types.h |
+			sed 's|^\./||' | sort)
 		# shellcheck disable=SC2086 # one argument per file
 		copy_ext $core
-		maintainers arch/x86/include/asm/ktau.h include/linux/ktau.h kernel/ktau/
+		maintainers include/linux/ktau.h kernel/ktau/
 		git -C "$repo" apply --include="$params" "$top/patches/$params_patch" ||
 			die "cannot apply the $params part of $params_patch"
 		# shellcheck disable=SC2086
@@ -158,6 +170,14 @@ for p in $series; do
 		git "${ident[@]}" -C "$repo" commit -q -F "$top/patches/core.msg"
 		continue
 	fi
+	# an architecture's part, with the patch that lets KTAU be built there
+	for a in $(cd "$top/kernel-ext" && find arch -mindepth 1 -maxdepth 1 -type d |
+		   cut -d/ -f2 | sort); do
+		selects_ktau "$top/patches/$p" "$a" || continue
+		copy_ext "arch/$a"
+		maintainers "arch/$a/include/asm/ktau.h"
+		amend_add "arch/$a" MAINTAINERS
+	done
 	case $(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$top/patches/$p") in
 	Documentation:*)
 		docs=$(cd "$top/kernel-ext" && find Documentation -type f | sort)
