@@ -1,7 +1,8 @@
 #!/bin/bash
 # Print the `make bench` table from the guests' "BENCH KEY VALUE" lines
-# (bench/guest-bench.sh), with each goal (issue 7's, then issues 17, 32
-# and 18), its measured value and "met" or "NOT met", and each peer's
+# (bench/guest-bench.sh), with each goal (the first targets, per call
+# and per event, a shared node's, trace mode's), its measured value and
+# "met" or "NOT met", and each peer's
 # added cost as a multiple of ktau's.  A missing value prints as "-" and
 # its goal as "NOT measured"; the table never fails on a goal.
 #
@@ -149,7 +150,7 @@ END {
 		us == "" ? "-" : us
 	print ""
 
-	printf "%-52s %-50s %s\n", "goal (issue 7)", "measured", "result"
+	printf "%-52s %-50s %s\n", "goal: the first targets", "measured", "result"
 	a = added("on", "nokt")
 	goal("ktau on: <= 60 added instructions per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 60)
 	b = added("on", "nokt")
@@ -169,7 +170,7 @@ END {
 		r == "" ? "" : r <= 1.5)
 
 	print ""
-	printf "%-52s %-50s %s\n", "goal (issue 17)", "measured", "result"
+	printf "%-52s %-50s %s\n", "goal: per call and per event", "measured", "result"
 	a = added("on", "nokt")
 	goal("ktau on: <= +52 per syscall", a == "" ? "-" : each, a == "" ? "" : a <= 52)
 	a = added("ctx", "nokt")
@@ -204,7 +205,7 @@ END {
 	# context key on (row 4c), and once the key has gone (row 4b): each
 	# system call against row 3
 	print ""
-	printf "%-52s %-50s %s\n", "goal (issue 32)", "measured", "result"
+	printf "%-52s %-50s %s\n", "goal: a shared node (the context key)", "measured", "result"
 	a = added("ctxother", "on")
 	goal("a task with no word, the key on: within 4 of row 3",
 		a == "" ? "-" : each " (vs row 3)", a == "" ? "" : a <= 4)
@@ -213,7 +214,7 @@ END {
 		a == "" ? "-" : each " (vs row 3)", a == "" ? "" : a <= 2)
 
 	print ""
-	printf "%-52s %-50s %s\n", "goal (issue 18)", "measured", "result"
+	printf "%-52s %-50s %s\n", "goal: trace mode", "measured", "result"
 	a = added("traceprof", "nokt")
 	lost = has("trace.lost") ? num("trace.lost") : ""
 	goal("trace + profile on: <= +120 per syscall", a == "" ? "-" : each (lost == "" ? "" : ", " lost " lost"),

@@ -91,14 +91,28 @@ done
 
 # --- patches -----------------------------------------------------------------
 # The applied series is kept in the tree; when patches/ changes, the old
-# series is reversed and the new one applied, touching only their files.
+# series is reversed and the new one applied, touching only their files;
+# a file that ends up as it was keeps its time, so that a series split or
+# reworded differently rebuilds nothing.
 applied=$tree/.ktau-applied
+# series_files DIR: the files the series kept in DIR (series + patches) touch
+series_files() {
+	while read -r _ p; do
+		sed -n 's|^+++ b/||p' "$1/$p"
+	done < "$1/series" | sort -u
+}
 series_now=$(cd "$top/patches" && cat series | sed '/^#/d; /^$/d' | while read -r p; do
 	[ -f "$p" ] || die "patches/series names $p, which does not exist"
 	printf '%s %s\n' "$(sha1sum < "$p" | cut -c1-40)" "$p"
 done)
 if [ ! -f "$applied/series" ] || [ "$(cat "$applied/series")" != "$series_now" ]; then
+	saved=$tree/.ktau-saved
+	rm -rf "$saved"
 	if [ -f "$applied/series" ]; then
+		mkdir -p "$saved"
+		(cd "$tree" && for f in $(series_files "$applied"); do
+			if [ -f "$f" ]; then cp -p --parents "$f" "$saved/"; fi
+		done)
 		say "reversing the previously applied patches"
 		tac "$applied/series" | while read -r _ p; do
 			patch -d "$tree" -p1 -R -s --batch < "$applied/$p" >/dev/null ||
@@ -118,6 +132,12 @@ if [ ! -f "$applied/series" ] || [ "$(cat "$applied/series")" != "$series_now" ]
 		printf '%s %s\n' "$(sha1sum < "$top/patches/$p" | cut -c1-40)" "$p" >> "$applied/series.tmp"
 	done
 	mv "$applied/series.tmp" "$applied/series"
+	if [ -d "$saved" ]; then
+		(cd "$saved" && find . -type f) | while read -r f; do
+			! cmp -s "$saved/$f" "$tree/$f" || touch -r "$saved/$f" "$tree/$f"
+		done
+		rm -rf "$saved"
+	fi
 fi
 
 # --- configuration -----------------------------------------------------------

@@ -1025,6 +1025,24 @@ int ktr_ctl_write(const char *cmd, size_t len)
 	return (size_t)r == len ? 0 : EIO;
 }
 
+int ktr_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t r;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, text, len);
+	e = errno;
+	close(fd);
+	if (r == (ssize_t)len)
+		return 0;
+	errno = r < 0 ? e : EIO;
+	return -1;
+}
+
 int ktr_ctl(const char *cmd)
 {
 	return ktr_ctl_write(cmd, strlen(cmd));

@@ -212,6 +212,9 @@ pid_t ktr_worker_fork(int nthreads, void *(*fn)(void *), int *ready, int *go);
 /* One open(O_WRONLY) + ONE write() of len bytes.  Returns 0 if the write
  * returned len, else the errno (EIO for a short write). */
 int ktr_ctl_write(const char *cmd, size_t len);
+/* Write @text to the file @path with one open(O_WRONLY) and one write()
+ * (a uid_map, a cgroup or debugfs file): 0, or -1 with errno set. */
+int ktr_write_file(const char *path, const char *text);
 /* ktr_ctl_write of a C string. */
 int ktr_ctl(const char *cmd);
 /* The whole control file (malloc'ed), or NULL with errno set. */

@@ -107,17 +107,6 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fputs(s, f) >= 0;
-	return fclose(f) || !ok ? -1 : 0;
-}
-
 static int become(const struct job *j)
 {
 	char map[64];
@@ -132,11 +121,11 @@ static int become(const struct job *j)
 	if (unshare(CLONE_NEWUSER))
 		return -2;
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)j->uid);
-	if (write_str("/proc/self/setgroups", "deny") ||
-	    write_str("/proc/self/uid_map", map))
+	if (ktr_write_file("/proc/self/setgroups", "deny") ||
+	    ktr_write_file("/proc/self/uid_map", map))
 		return -1;
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)j->uid);
-	return write_str("/proc/self/gid_map", map);
+	return ktr_write_file("/proc/self/gid_map", map);
 }
 
 static int job_main(struct job *j, int in, int out)

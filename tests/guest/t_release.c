@@ -24,6 +24,10 @@
  *   - once nothing is pending, G's children total is exact: every getppid()
  *     of P and C, 2 processes a round (over what the block held before:
  *     the test runs in a process that reaped others before its exec).
+ * Then the same rounds with C slowed down by a cgroup instead, whose
+ * cpu.max gives it 1 ms of CPU every 100 ms (checks cpu-max-*), where the
+ * kernel has the cgroup v2 cpu controller (tests/configs/debug.config,
+ * make check's kernel, has it).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -35,7 +39,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +52,9 @@
 #define P_CALLS 7
 #define ROUNDS 4
 #define REAP_LIMIT_NS 100000000LL
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define SLOW_CGROUP CGROUP_ROOT "/ktau-release-slow"
+#define SLOW_CPU_MAX "1000 100000"	/* 1 ms every 100 ms */
 
 static volatile uint32_t ctx_word;
 
@@ -66,8 +75,11 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* C: NCTX contexts with one getppid() each, then a slow exit on CPU 0. */
-static void slow_child(void)
+/*
+ * C: NCTX contexts with one getppid() each, then a slow exit on CPU 0:
+ * SCHED_IDLE, or in the cgroup whose cgroup.procs is @cgroup_procs.
+ */
+static void slow_child(const char *cgroup_procs)
 {
 	struct sched_param sp = { 0 };
 
@@ -78,13 +90,16 @@ static void slow_child(void)
 		syscall(SYS_getppid);
 	}
 	ctx_word = 0;
-	if (pin_to(0) || sched_setscheduler(0, SCHED_IDLE, &sp))
+	if (pin_to(0))
+		_exit(3);
+	if (cgroup_procs ? ktr_write_file(cgroup_procs, "0\n") :
+			   sched_setscheduler(0, SCHED_IDLE, &sp))
 		_exit(3);
 	_exit(0);
 }
 
 /* P: fork C, let the kernel reap it, exit as soon as it is dead. */
-static void parent(int out)
+static void parent(int out, const char *cgroup_procs)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	int64_t t;
@@ -95,7 +110,7 @@ static void parent(int out)
 		syscall(SYS_getppid);
 	c = fork();
 	if (c == 0)
-		slow_child();
+		slow_child(cgroup_procs);
 	if (c < 0)
 		_exit(4);
 	pfd.fd = (int)syscall(SYS_pidfd_open, c, 0);
@@ -145,7 +160,8 @@ static long pending_now(void)
  * exit to P reaped; *pending: this process's pending folds right after.
  * 0, or -1 after a FAIL line.
  */
-static int one_round(int r, int64_t *delay, long *pending)
+static int one_round(int r, const char *cgroup_procs, int64_t *delay,
+		     long *pending)
 {
 	int64_t seen = 0;
 	int fds[2], status = -1;
@@ -158,7 +174,7 @@ static int one_round(int r, int64_t *delay, long *pending)
 	p = fork();
 	if (p == 0) {
 		close(fds[0]);
-		parent(fds[1]);
+		parent(fds[1], cgroup_procs);
 	}
 	close(fds[1]);
 	if (p < 0 || read(fds[0], &seen, sizeof(seen)) != sizeof(seen)) {
@@ -179,42 +195,31 @@ static int one_round(int r, int64_t *delay, long *pending)
 	return 0;
 }
 
-int main(void)
+/*
+ * ROUNDS rounds with C slowed down as @cgroup_procs says (NULL:
+ * SCHED_IDLE), their checks named @prefix + what they check.
+ */
+static void slow_rounds(const char *prefix, const char *cgroup_procs)
 {
 	int64_t worst = 0, settle_ns = 0, delay, t0;
 	int deferred = 0, late = 0, rounds = 0;
 	long processes0, processes, pending;
 	uint64_t calls0, calls;
-	pid_t busy;
+	char name[64];
 
-	ktr_init("release");
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		ktr_fail("cpus", "needs 2 CPUs: the busy loop takes CPU 0");
-		return ktr_exit();
-	}
 	if (children_now(&processes0, &calls0))
-		return ktr_exit();
-	busy = fork();
-	if (busy == 0) {
-		if (pin_to(0))
-			_exit(2);
-		for (;;)
-			;
-	}
-	if (busy < 0 || pin_to(1)) {
-		ktr_fail("setup", "busy loop or CPU 1: %s", strerror(errno));
-		return ktr_exit();
-	}
+		return;
 	for (int r = 0; r < ROUNDS; r++) {
 		int64_t settle;
 
-		if (one_round(r, &delay, &pending))
+		if (one_round(r, cgroup_procs, &delay, &pending))
 			break;
 		t0 = now_ns();
 		if (children_now(&processes, &calls))
 			break;
 		settle = now_ns() - t0;
-		ktr_info("round", "%d: reaped %" PRId64 " us after C's exit, pending %ld, "
+		snprintf(name, sizeof(name), "%sround", prefix);
+		ktr_info(name, "%d: reaped %" PRId64 " us after C's exit, pending %ld, "
 			 "C's fold arrived %" PRId64 " ms later", r, delay / 1000, pending,
 			 settle / 1000000);
 		if (pending > 0) {
@@ -228,26 +233,101 @@ int main(void)
 		calls -= calls0;
 		if (processes != 2 * (r + 1) ||
 		    calls != (uint64_t)(r + 1) * (NCTX + P_CALLS)) {
-			ktr_fail("exact", "round %d: the children block gained processes=%ld "
+			snprintf(name, sizeof(name), "%sexact", prefix);
+			ktr_fail(name, "round %d: the children block gained processes=%ld "
 				 "getppid=%" PRIu64 ", expected %d and %d", r, processes,
 				 calls, 2 * (r + 1), (r + 1) * (NCTX + P_CALLS));
 			break;
 		}
 		rounds++;
 	}
-	ktr_check(rounds == ROUNDS, "rounds", "%d of %d rounds completed", rounds, ROUNDS);
+	snprintf(name, sizeof(name), "%srounds", prefix);
+	ktr_check(rounds == ROUNDS, name, "%d of %d rounds completed", rounds, ROUNDS);
+	snprintf(name, sizeof(name), "%sexact", prefix);
 	if (rounds == ROUNDS)
-		ktr_pass("exact");
+		ktr_pass(name);
+	snprintf(name, sizeof(name), "%stimes", prefix);
 	if (deferred)
-		ktr_info("times", "%d rounds with a slow child: worst reap %" PRId64 " us "
+		ktr_info(name, "%d rounds with a slow child: worst reap %" PRId64 " us "
 			 "after P saw C's exit; C's fold arrived %" PRId64 " ms after the "
 			 "reap on average (what the reaper used to wait)", deferred,
 			 worst / 1000, settle_ns / deferred / 1000000);
-	ktr_check(!late, "reap-not-delayed", "%d of %d reaps of P with a slow child took "
+	snprintf(name, sizeof(name), "%sreap-not-delayed", prefix);
+	ktr_check(!late, name, "%d of %d reaps of P with a slow child took "
 		  "more than 100 ms after C's exit and more than 1/20 of C's fold "
 		  "(worst %" PRId64 " us)", late, deferred, worst / 1000);
-	ktr_check(deferred > 0, "slow-child-tested", "in no round was C's fold still "
+	snprintf(name, sizeof(name), "%sslow-child-tested", prefix);
+	ktr_check(deferred > 0, name, "in no round was C's fold still "
 		  "to come when P was reaped: the test did not exercise a slow child");
+}
+
+/*
+ * A cgroup whose cpu.max gives its tasks 1 ms of CPU every 100 ms: the
+ * path of its cgroup.procs, or NULL after an INFO line (a kernel without
+ * the cgroup v2 cpu controller) or a FAIL line.
+ */
+static const char *slow_cgroup(void)
+{
+	char controllers[256] = "", padded[260];
+	FILE *f;
+
+	mkdir(CGROUP_ROOT, 0755);
+	if (mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL) && errno != EBUSY) {
+		ktr_info("cpu-max", "no cgroup v2 here (mount: %s): the cpu.max "
+			 "rounds need a kernel with CONFIG_CFS_BANDWIDTH, as "
+			 "tests/configs/debug.config's", strerror(errno));
+		return NULL;
+	}
+	f = fopen(CGROUP_ROOT "/cgroup.controllers", "r");
+	if (f) {
+		if (!fgets(controllers, sizeof(controllers), f))
+			controllers[0] = 0;
+		fclose(f);
+	}
+	controllers[strcspn(controllers, "\n")] = 0;
+	/* a word of the list: not cpuset */
+	snprintf(padded, sizeof(padded), " %s ", controllers);
+	if (!strstr(padded, " cpu ")) {
+		ktr_info("cpu-max", "no cgroup cpu controller here (controllers: "
+			 "\"%s\"): the cpu.max rounds need CONFIG_CFS_BANDWIDTH, "
+			 "as tests/configs/debug.config's", controllers);
+		return NULL;
+	}
+	if (ktr_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+cpu\n") ||
+	    (mkdir(SLOW_CGROUP, 0755) && errno != EEXIST) ||
+	    ktr_write_file(SLOW_CGROUP "/cpu.max", SLOW_CPU_MAX "\n")) {
+		ktr_fail("cpu-max-setup", "a cgroup with cpu.max \"%s\": %s",
+			 SLOW_CPU_MAX, strerror(errno));
+		return NULL;
+	}
+	return SLOW_CGROUP "/cgroup.procs";
+}
+
+int main(void)
+{
+	const char *cgroup_procs;
+	long processes, pending;
+	int64_t delay;
+	uint64_t calls;
+	pid_t busy;
+
+	ktr_init("release");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ktr_fail("cpus", "needs 2 CPUs: the busy loop takes CPU 0");
+		return ktr_exit();
+	}
+	busy = fork();
+	if (busy == 0) {
+		if (pin_to(0))
+			_exit(2);
+		for (;;)
+			;
+	}
+	if (busy < 0 || pin_to(1)) {
+		ktr_fail("setup", "busy loop or CPU 1: %s", strerror(errno));
+		return ktr_exit();
+	}
+	slow_rounds("", NULL);
 
 	/*
 	 * A clear while P's fold waits for C's: P has no pid any more, and
@@ -256,7 +336,7 @@ int main(void)
 	 */
 	pending = 0;
 	for (int r = ROUNDS; r < ROUNDS + 8 && pending <= 0; r++) {
-		if (one_round(r, &delay, &pending))
+		if (one_round(r, NULL, &delay, &pending))
 			break;
 		/* C was quick this time: let it end before the next round */
 		if (pending <= 0 && children_now(&processes, &calls))
@@ -274,6 +354,14 @@ int main(void)
 	} else {
 		ktr_fail("clear-while-pending", "in 8 rounds C's fold never was still "
 			 "to come when P was reaped (pending %ld)", pending);
+	}
+
+	cgroup_procs = slow_cgroup();
+	if (cgroup_procs) {
+		slow_rounds("cpu-max-", cgroup_procs);
+		/* empty once every C is gone: the last round's fold settled */
+		if (rmdir(SLOW_CGROUP))
+			ktr_info("cpu-max", "rmdir %s: %s", SLOW_CGROUP, strerror(errno));
 	}
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);

@@ -490,18 +490,6 @@ static void phase_control(void)
 #define PR_KTAU_SET_CONTEXT 0x4b544155
 #endif
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /* The getpid calls and drops of thread tid, and whether it has any record. */
 static int thread_state(long tid, uint64_t *calls, long *dropped, int *records)
 {
@@ -553,7 +541,7 @@ static void *pressure_thread(void *arg)
 	atomic_store(&pressure_tid, syscall(SYS_gettid));
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/make-it-fail",
 		 (long)syscall(SYS_gettid));
-	write_file(path, "1");
+	ktr_write_file(path, "1");
 	atomic_store(&pressure_registered,
 		     !prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&word, 0UL, 0UL, 0UL));
 	pthread_barrier_wait(&pressure_bar);	/* main: failures on */
@@ -584,9 +572,9 @@ static void phase_pressure(void)
 		return;
 	}
 	/* ktau's tables grow in sleepable context: sleeping allocations fail too */
-	if (write_file(FAILSLAB "/task-filter", "Y") || write_file(FAILSLAB "/times", "-1") ||
-	    write_file(FAILSLAB "/probability", "0") || write_file(FAILSLAB "/verbose", "0") ||
-	    write_file(FAILSLAB "/ignore-gfp-wait", "N")) {
+	if (ktr_write_file(FAILSLAB "/task-filter", "Y") || ktr_write_file(FAILSLAB "/times", "-1") ||
+	    ktr_write_file(FAILSLAB "/probability", "0") || ktr_write_file(FAILSLAB "/verbose", "0") ||
+	    ktr_write_file(FAILSLAB "/ignore-gfp-wait", "N")) {
 		ktr_fail("pressure-setup", "cannot configure %s: %s", FAILSLAB, strerror(errno));
 		return;
 	}
@@ -598,18 +586,18 @@ static void phase_pressure(void)
 	pthread_barrier_wait(&pressure_bar);
 	tid = atomic_load(&pressure_tid);
 	if (!atomic_load(&pressure_registered) || ktr_ctl("clear") ||
-	    write_file(FAILSLAB "/probability", "100"))
+	    ktr_write_file(FAILSLAB "/probability", "100"))
 		ktr_fail("pressure-setup", "context word, clear, failslab on: %s", strerror(errno));
 	pthread_barrier_wait(&pressure_bar);
 	pthread_barrier_wait(&pressure_bar);
-	write_file(FAILSLAB "/probability", "0");
+	ktr_write_file(FAILSLAB "/probability", "0");
 	thread_state(tid, &c1, &d1, &records);
 	pthread_barrier_wait(&pressure_bar);
 	pthread_barrier_wait(&pressure_bar);
 	thread_state(tid, &c2, &d2, &records);
 	pthread_barrier_wait(&pressure_bar);
 	pthread_join(t, NULL);
-	write_file(FAILSLAB "/ignore-gfp-wait", "Y");
+	ktr_write_file(FAILSLAB "/ignore-gfp-wait", "Y");
 
 	ktr_check(c1 < 64 && c1 + (uint64_t)d1 >= PRESSURE_CALLS, "pressure-drops-counted",
 		  "%d calls in new contexts with every allocation of the thread failing: "
