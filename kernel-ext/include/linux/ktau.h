@@ -120,7 +120,9 @@ void ktau_process_autoreap(struct task_struct *p);
 void ktau_process_release(struct task_struct *p);
 void ktau_signal_init(struct signal_struct *sig);
 void ktau_signal_free(struct signal_struct *sig);
-void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm);
+void ktau_execve(struct task_struct *tsk);
+void ktau_execve_privilege(struct task_struct *tsk,
+			   const struct linux_binprm *bprm);
 
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
@@ -667,8 +669,9 @@ static inline void ktau_process_autoreap(struct task_struct *p) { }
 static inline void ktau_process_release(struct task_struct *p) { }
 static inline void ktau_signal_init(struct signal_struct *sig) { }
 static inline void ktau_signal_free(struct signal_struct *sig) { }
-static inline void ktau_execve(struct task_struct *tsk,
-			       const struct linux_binprm *bprm) { }
+static inline void ktau_execve(struct task_struct *tsk) { }
+static inline void ktau_execve_privilege(struct task_struct *tsk,
+					 const struct linux_binprm *bprm) { }
 static inline long ktau_syscall_enter(const struct pt_regs *regs, long nr)
 {
 	return nr;

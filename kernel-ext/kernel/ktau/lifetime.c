@@ -399,15 +399,11 @@ unsigned int ktau_signal_pending(struct ktau_signal *ks)
 
 /*
  * After a successful exec: the registered context word's address means
- * nothing in the new program.  A privileged exec, and any exec of a
- * process that ran privileged, starts the process's profile afresh, so
- * that neither side of a privilege change sees the other's.
+ * nothing in the new program.
  */
-void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm)
+void ktau_execve(struct task_struct *tsk)
 {
-	struct ktau_signal *ks = &tsk->signal->ktau;
 	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_table *fresh, *old;
 
 	ktau_trace_exec();
 	if (kt->ctx_word) {
@@ -416,6 +412,20 @@ void ktau_execve(struct task_struct *tsk, const struct linux_binprm *bprm)
 		local_irq_enable();
 		ktau_context_put();
 	}
+}
+
+/*
+ * After a successful exec, ktau_execve()'s: a privileged exec, and any
+ * exec of a process that ran privileged, starts the process's profile
+ * afresh, so that neither side of a privilege change sees the other's.
+ */
+void ktau_execve_privilege(struct task_struct *tsk,
+			   const struct linux_binprm *bprm)
+{
+	struct ktau_signal *ks = &tsk->signal->ktau;
+	struct ktau_task *kt = &tsk->ktau;
+	struct ktau_table *fresh, *old;
+
 	mutex_lock(&ks->lock);
 	if (bprm->secureexec || ks->private) {
 		ktau_private_set(ks);
