@@ -25,7 +25,7 @@
  *     of P and C, 2 processes a round (over what the block held before:
  *     the test runs in a process that reaped others before its exec).
  * Then the same rounds with C slowed down by a cgroup instead, whose
- * cpu.max gives it 1 ms of CPU every 100 ms (checks cpu-max-*), where the
+ * cpu.max gives it 1 ms of CPU every 250 ms (checks cpu-max-*), where the
  * kernel has the cgroup v2 cpu controller (tests/configs/debug.config,
  * make check's kernel, has it).
  */
@@ -54,7 +54,7 @@
 #define REAP_LIMIT_NS 100000000LL
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define SLOW_CGROUP CGROUP_ROOT "/ktau-release-slow"
-#define SLOW_CPU_MAX "1000 100000"	/* 1 ms every 100 ms */
+#define SLOW_CPU_MAX "1000 250000"	/* 1 ms every 250 ms */
 
 static volatile uint32_t ctx_word;
 
@@ -262,7 +262,7 @@ static void slow_rounds(const char *prefix, const char *cgroup_procs)
 }
 
 /*
- * A cgroup whose cpu.max gives its tasks 1 ms of CPU every 100 ms: the
+ * A cgroup whose cpu.max gives its tasks 1 ms of CPU every 250 ms: the
  * path of its cgroup.procs, or NULL after an INFO line (a kernel without
  * the cgroup v2 cpu controller) or a FAIL line.
  */
