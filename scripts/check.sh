@@ -18,7 +18,6 @@ mkdir -p "$BUILD"
 : > "$log"
 
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
 
 # each phase's start, with the seconds since make check began: where
 # CI's time goes
@@ -41,9 +40,36 @@ run() {
 	return 0
 }
 
+# run_beside WHAT CMD...: CMD (which calls run()) in the background, its
+# output kept apart until join_beside() adds it: host phases that need no
+# kernel run while the guest tests keep one core busy (QEMU runs
+# single-threaded).
+beside_dir=$(mktemp -d)
+trap 'rm -f "$results"; rm -rf "$beside_dir"' EXIT
+beside_pids=()
+run_beside() {
+	local n=${#beside_pids[@]}
+	( results=$beside_dir/$n.results log=$beside_dir/$n.log
+	  : > "$results"; : > "$log"
+	  "${@:2}" > "$beside_dir/$n.out" ) &
+	beside_pids+=("$!")
+	say "$1: started beside the next phases"
+}
+
+join_beside() {
+	local i
+	for i in "${!beside_pids[@]}"; do
+		wait "${beside_pids[$i]}"
+		say "joined: phases run beside the others ($i)"
+		cat "$beside_dir/$i.log" >> "$log"
+		cat "$beside_dir/$i.out"
+		cat "$beside_dir/$i.results" >> "$results"
+	done
+	beside_pids=()
+}
+
 # summary() itself: what the last lines of this script say
 run "check summary (host)" "$top/tests/lib/test-summary.sh"
-run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 run "install" "$top/tests/install/check-install.sh"
 # one release number in ktau.h, the map, the changelog, the symbols files,
 # the .pc files and the shared objects' names; KTAU_PRIVATE for libktau-prof
@@ -70,9 +96,6 @@ run "kernel arch split (host)" "$top/tests/lib/check-arch-split.sh"
 # scripts/deps.sh's profiles, and make demo/demo-mpi install theirs first
 run "deps profiles (host)" "$top/tests/lib/check-deps-profiles.sh"
 run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
-# TAU built -ktau -ktau_shctr against the compatibility layer, a TAU program
-# on a fake /proc (make check-tau, about 3 minutes)
-run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 # The guest tests run on the debug kernel (tests/configs/debug.config: the
 # QEMU kernel plus KASAN, KFENCE, lockdep, PROVE_RCU, atomic-sleep and
 # preempt checks, DEBUG_OBJECTS, DEBUG_LIST, UBSAN, failslab): any report
@@ -87,6 +110,14 @@ run "generated series (make series)" "$top/scripts/check-series.sh"
 run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
 run "patched files compile under Debian's config" "$top/scripts/check-debian-config.sh" --objects
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
+# Beside the guest tests, one after the other (they share build/user): the
+# host unit tests, then TAU built -ktau -ktau_shctr against the
+# compatibility layer with a TAU program on a fake /proc (make check-tau).
+host_beside() {
+	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+	run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
+}
+run_beside "host unit tests, check-tau" host_beside
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
 	rm -rf "$BUILD/guest-share"
@@ -101,6 +132,7 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi
+join_beside
 # the kernel's Debian packages (bindeb-pkg) of the $KCONFIG kernel, from a
 # copy of its object directory: after every other kernel build, not beside one
 run "kernel packages (make deb-kernel)" "$top/tests/install/check-deb-kernel.sh"
