@@ -100,6 +100,7 @@ typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 extern struct static_key_false ktau_group_keys[KTAU_NR_GROUPS];
 extern struct static_key_false ktau_sysfast_key;
 extern struct static_key_false_deferred ktau_context_key;
+extern struct static_key_false_deferred ktau_counters_key;
 extern struct static_key_false ktau_trace_key;
 
 /*
@@ -167,6 +168,10 @@ int ktau_unregister_handler(unsigned int group_mask);
 
 int ktau_context_prctl(int option, unsigned long arg2, unsigned long arg3,
 		       unsigned long arg4, unsigned long arg5);
+int ktau_counters_prctl(int option, unsigned long arg2, unsigned long arg3,
+			unsigned long arg4, unsigned long arg5);
+void __ktau_counters_syscall_exit(struct task_struct *tsk, u32 key);
+void __ktau_counters_resume(void);
 
 int ktau_proc_open(struct file *file, struct pid_namespace *ns,
 		   struct task_struct *task, bool whole_process);
@@ -514,6 +519,21 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 		__ktau_syscall_exit(regs, now);
 	else if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
 		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
+	/* a shared counter area (kernel/ktau/counters.c) */
+	if (static_branch_unlikely(&ktau_counters_key.key) &&
+	    unlikely(kt->counters))
+		__ktau_counters_syscall_exit(current, key);
+}
+
+/*
+ * From resume_user_mode_work(): the task's shared counter area, if it
+ * has one, is written before it returns to user mode.
+ */
+static __always_inline void ktau_counters_resume(void)
+{
+	if (static_branch_unlikely(&ktau_counters_key.key) &&
+	    unlikely(current->ktau.counters))
+		__ktau_counters_resume();
 }
 
 /* Around each softirq vector's handler, in every path that runs them. */
@@ -684,6 +704,7 @@ static inline long ktau_syscall_renumber(long nr)
 
 static inline void ktau_compat_syscall_enter(long nr) { }
 static inline void ktau_syscall_exit(struct pt_regs *regs) { }
+static inline void ktau_counters_resume(void) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }
 static inline void ktau_softirq_exit(unsigned int vec) { }
 static inline void ktau_irq_enter(void) { }
@@ -698,6 +719,13 @@ static inline void ktau_preempt_irq_exit(void) { }
 static inline int ktau_context_prctl(int option, unsigned long arg2,
 				     unsigned long arg3, unsigned long arg4,
 				     unsigned long arg5)
+{
+	return -EINVAL;
+}
+
+static inline int ktau_counters_prctl(int option, unsigned long arg2,
+				      unsigned long arg3, unsigned long arg4,
+				      unsigned long arg5)
 {
 	return -EINVAL;
 }

@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/uidgid_types.h>
 
+struct ktau_counters_state;
+
 /*
  * Deepest nesting recorded per task: a system call, a page fault in it,
  * a hard IRQ, a softirq at its exit, an IRQ inside that, and a few
@@ -177,6 +179,7 @@ struct ktau_task {
 	};
 	union ktau_ctx_cache ctx_cache[KTAU_CTX_CACHED];
 	u32 __user *ctx_word;		/* registered user context, or NULL */
+	struct ktau_counters_state *counters;	/* shared counter area */
 	unsigned long flags;		/* KTAU_TASK_* bits */
 	u32 trace_tag;			/* trace mode: kernel/ktau/trace.c */
 	u32 ctx_pending;		/* KTAU_REC_CTX_PENDING's value */

@@ -735,6 +735,7 @@ void __ktau_softirq_enter(unsigned int vec)
 void __ktau_softirq_exit(unsigned int vec)
 {
 	ktau_stop(KTAU_FID_STATIC(KTAU_SP_SOFTIRQ + vec));
+	ktau_counters_touch(current);
 }
 
 /* From irq_enter_rcu() and __irq_exit_rcu(): interrupts are off. */
@@ -746,6 +747,7 @@ void __ktau_irq_enter(void)
 void __ktau_irq_exit(void)
 {
 	ktau_close(KTAU_FID_STATIC(KTAU_SP_IRQ), ktau_arch_now());
+	ktau_counters_touch(current);
 }
 
 /*
@@ -866,6 +868,7 @@ void __ktau_fault_exit(void)
 		ktau_pop(tsk, fid, now);
 out:
 	local_irq_restore(flags);
+	ktau_counters_touch(tsk);
 }
 
 /* ---- the scheduler --------------------------------------------------- */
@@ -1157,6 +1160,7 @@ void __ktau_preempt_enter(void)
 void __ktau_schedule_exit(void)
 {
 	lockdep_assert_irqs_enabled();
+	ktau_counters_touch(current);
 	if (!static_branch_likely(&ktau_fast_key)) {
 		ktau_sched_exit_general();
 		return;
@@ -1180,6 +1184,7 @@ void __ktau_preempt_irq_enter(void)
 void __ktau_preempt_irq_exit(void)
 {
 	lockdep_assert_irqs_disabled();
+	ktau_counters_touch(current);
 	if (!static_branch_likely(&ktau_fast_key)) {
 		ktau_sched_close(ktau_current(), ktau_arch_now());
 		return;
@@ -1635,6 +1640,7 @@ void ktau_stop_fid(int fid)
 
 	if (!ktau_fid_recording(fid))
 		return;
+	ktau_counters_touch(current);
 	if (likely(ktau_fid_profiled(fid))) {
 		ktau_stop(fid);
 		return;

@@ -372,6 +372,7 @@ enum {
 	KTAU_TASK_GROWING,	/* a bigger table is on its way */
 	KTAU_TASK_SCHED_INVOL,	/* trace: its schedule() is a preemption */
 	KTAU_TASK_TRACE_READER,	/* has /proc/ktau/trace open: not traced */
+	KTAU_TASK_COUNTERS_STALE, /* a clear swapped its table (counters.c) */
 };
 
 static inline struct ktau_task *ktau_current(void)
@@ -457,6 +458,24 @@ extern struct static_key_false ktau_fast_key;
 void ktau_fast_keys_set(bool fast, bool inline_timers);
 void ktau_group_calls_set(unsigned int group, bool on);
 void ktau_fast_sync(void);
+
+/* ---- shared counters (counters.c) ------------------------------------- */
+
+void ktau_counters_fork(struct task_struct *tsk, u64 clone_flags);
+void ktau_counters_drop(struct ktau_task *kt);
+void __ktau_counters_touch(struct task_struct *tsk);
+
+/*
+ * A recording other than a system call's exit changed @tsk's profile:
+ * if it has a shared counter area, have it written before @tsk returns
+ * to user mode.  Any context.
+ */
+static __always_inline void ktau_counters_touch(struct task_struct *tsk)
+{
+	if (static_branch_unlikely(&ktau_counters_key.key) &&
+	    unlikely(tsk->ktau.counters))
+		__ktau_counters_touch(tsk);
+}
 
 /* ---- user contexts (context.c) ---------------------------------------- */
 

@@ -68,6 +68,7 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 		kt->ctx_word = parent->ctx_word;
 		ktau_context_get();
 	}
+	ktau_counters_fork(tsk, clone_flags);
 }
 
 /* copy_process() failed after ktau_task_init(): no one saw the task. */
@@ -79,6 +80,7 @@ void ktau_task_fork_failed(struct task_struct *tsk)
 		kt->ctx_word = NULL;
 		ktau_context_put();
 	}
+	ktau_counters_drop(kt);
 	ktau_table_free(rcu_dereference_raw(kt->table));
 	RCU_INIT_POINTER(kt->table, ktau_empty_table);
 }
@@ -175,6 +177,7 @@ void ktau_task_exit(struct task_struct *tsk)
 		kt->ctx_word = NULL;
 		ktau_context_put();
 	}
+	ktau_counters_drop(kt);
 }
 
 /* Empty a process's totals.  Holds its lock. */
@@ -398,8 +401,8 @@ unsigned int ktau_signal_pending(struct ktau_signal *ks)
 }
 
 /*
- * After a successful exec: the registered context word's address means
- * nothing in the new program.
+ * After a successful exec: the addresses of the registered context word
+ * and shared counter area mean nothing in the new program.
  */
 void ktau_execve(struct task_struct *tsk)
 {
@@ -412,6 +415,7 @@ void ktau_execve(struct task_struct *tsk)
 		local_irq_enable();
 		ktau_context_put();
 	}
+	ktau_counters_drop(kt);
 }
 
 /*
@@ -496,6 +500,9 @@ void ktau_task_clear(struct task_struct *p)
 					       GFP_KERNEL);
 			t = ktau_table_swap(kt, fresh ? fresh :
 					    ktau_empty_table);
+			/* after the swap (counters.c) */
+			smp_mb__before_atomic();
+			set_bit(KTAU_TASK_COUNTERS_STALE, &kt->flags);
 			ktau_table_free_rcu(t);
 		}
 	}

@@ -14,7 +14,9 @@
  *            open) and a root writer without CAP_SYS_ADMIN (EPERM), and
  *            a malformed command fails with EINVAL and changes nothing;
  *   context  the user context word registers and unregisters with the
- *            documented errors, and keys the calls made under it.
+ *            documented errors, and keys the calls made under it;
+ *   counters the shared counter area registers and unregisters with the
+ *            documented errors, and holds the calls the profile has.
  *
  * The perm and control tests need root (they drop privileges in a child
  * process); every test skips on a kernel without CONFIG_KTAU.  Run as
@@ -37,12 +39,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/ktau.h>
 
 #include "../kselftest_harness.h"
 
 #ifndef PR_KTAU_SET_CONTEXT
 #define PR_KTAU_SET_CONTEXT	0x4b544155
 #define PR_KTAU_GET_CONTEXT	0x4b544156
+#endif
+#ifndef PR_KTAU_SET_COUNTERS
+#define PR_KTAU_SET_COUNTERS	0x4b544157
+#define PR_KTAU_GET_COUNTERS	0x4b544158
 #endif
 
 #define KTAU_CONTROL		"/proc/ktau/control"
@@ -979,6 +986,102 @@ TEST_F(context, keys_calls)
 	EXPECT_EQ(before0, after0)
 		TH_LOG("getpid calls under ctx 0 went from %llu to %llu",
 		       before0, after0);
+}
+
+static struct ktau_counters counter_area;	/* u64 members: 8-byte aligned */
+
+static int set_counters(void *area, unsigned long len)
+{
+	return ktau_prctl(PR_KTAU_SET_COUNTERS, (unsigned long)area, len, 0, 0);
+}
+
+/* The registered area's address, or -1 with errno set. */
+static long long get_counters(void)
+{
+	uint64_t addr = ~0ULL;
+
+	if (prctl(PR_KTAU_GET_COUNTERS, (unsigned long)&addr, 0UL, 0UL, 0UL))
+		return -1;
+	return addr;
+}
+
+FIXTURE(counters) {
+	struct recording rec;
+};
+
+FIXTURE_SETUP(counters)
+{
+	recording_setup(_metadata, &self->rec);
+	memset(&counter_area, 0, sizeof(counter_area));
+	counter_area.version = KTAU_COUNTERS_VERSION;
+	counter_area.nr = 1;
+	counter_area.ids[0] = SYS_getpid;	/* a 64-bit call's id */
+}
+
+FIXTURE_TEARDOWN(counters)
+{
+	restore_recording(&self->rec);
+}
+
+TEST_F(counters, register_unregister)
+{
+	ASSERT_EQ(0, get_counters()) TH_LOG("an area registered at the start");
+	ASSERT_EQ(0, set_counters(&counter_area, sizeof(counter_area)));
+	EXPECT_EQ((long long)(unsigned long)&counter_area, get_counters());
+	EXPECT_LE(1ULL, counter_area.seq) TH_LOG("not written at registration");
+	EXPECT_EQ(EBUSY, set_counters(&counter_area, sizeof(counter_area)));
+	EXPECT_EQ(0, set_counters(NULL, 0));
+	EXPECT_EQ(0, get_counters());
+	EXPECT_EQ(ENOENT, set_counters(NULL, 0));
+}
+
+TEST_F(counters, bad_arguments)
+{
+	char *area = (char *)&counter_area;
+
+	EXPECT_EQ(EINVAL, set_counters(area + 4, sizeof(counter_area) - 8));
+	EXPECT_EQ(EINVAL, set_counters(area, KTAU_COUNTERS_SIZE(1) - 1));
+	EXPECT_EQ(EINVAL, ktau_prctl(PR_KTAU_SET_COUNTERS, (unsigned long)area,
+				     sizeof(counter_area), 1, 0));
+	EXPECT_EQ(EINVAL, ktau_prctl(PR_KTAU_SET_COUNTERS, (unsigned long)area,
+				     sizeof(counter_area), 0, 1));
+	counter_area.nr = KTAU_COUNTERS_MAX + 1;
+	EXPECT_EQ(EINVAL, set_counters(area, sizeof(counter_area)));
+	counter_area.nr = 1;
+	counter_area.version = KTAU_COUNTERS_VERSION + 1;
+	EXPECT_EQ(EINVAL, set_counters(area, sizeof(counter_area)));
+	counter_area.version = KTAU_COUNTERS_VERSION;
+	counter_area.ids[0] = KTAU_COUNTER_GROUP | 0xffff;
+	EXPECT_EQ(ENOENT, set_counters(area, sizeof(counter_area)));
+	EXPECT_EQ(EFAULT, set_counters((void *)KERNEL_ADDRESS,
+				       sizeof(counter_area)));
+	EXPECT_EQ(0, get_counters()) TH_LOG("a refused call registered an area");
+}
+
+TEST_F(counters, holds_calls)
+{
+	unsigned long long calls;
+	char path[64], why[WHY_LEN];
+	pid_t pid = getpid();	/* not between the area's read and the profile's */
+	uint64_t area_calls;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau",
+		 (long)syscall(SYS_gettid));
+	ASSERT_EQ(0, set_counters(&counter_area, sizeof(counter_area)));
+	for (i = 0; i < NR_CALLS; i++)
+		syscall(SYS_getpid);
+	area_calls = counter_area.val[0].calls;
+	ASSERT_EQ(0, profile_calls(path, "thread", pid, "getpid", 0,
+				   &calls, why, sizeof(why)))
+		TH_LOG("%s", why);
+	EXPECT_EQ(0, set_counters(NULL, 0));
+	if (!calls && geteuid())
+		SKIP(return, NOT_RECORDED);
+	EXPECT_EQ(calls, area_calls)
+		TH_LOG("getpid: %llu calls in the profile, %llu in the area",
+		       calls, (unsigned long long)area_calls);
+	EXPECT_LE((uint64_t)NR_CALLS, area_calls);
 }
 
 TEST_HARNESS_MAIN
