@@ -36,9 +36,10 @@ control() {	# control COMMAND: write it to /proc/ktau/control, or say why not
 # "ctxother" in a task without a word while another process's word holds
 # the context key on, "ctxgone" once the last registered word is gone and
 # the key, which lingers a second, has turned off (system calls back to
-# row "on").
+# row "on").  "counters": a shared counter area of 4 counters registered
+# (the "on" groups).
 ON_GROUPS='syscall softirq irq sched exception'
-ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, traceprof
+ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, traceprof, counters
 	control 'disable all'
 	$B/syscost off
 	control "enable $ON_GROUPS"
@@ -56,6 +57,11 @@ ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, tracep
 	$B/syscost ctxgone --context-gone ||
 		echo "BENCH ctxgone.unavailable the kernel refused the user context word"
 	trace_rows
+	control 'disable all'
+	control "enable $ON_GROUPS"
+	# last: the counters key lingers a second after the area is gone
+	$B/syscost counters --counters ||
+		echo "BENCH counters.unavailable the kernel refused the shared counter area"
 	control 'enable all'
 }
 

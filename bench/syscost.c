@@ -5,7 +5,7 @@
  * `qemu -icount shift=0` (see icount.h); each value is the minimum over
  * several runs minus the same loop with an empty body.
  *
- *   syscost LABEL [--context | --context-other | --context-gone]
+ *   syscost LABEL [--context | --context-other | --context-gone | --counters]
  *
  * Prints "BENCH LABEL.OP VALUE" for OP in getpid read16 close_ebadf
  * pipe_rtt page_fault.  --context registers a ktau user context word
@@ -19,6 +19,11 @@
  * turned off (it lingers a second after the last word: 1.5 s), before
  * measuring: once the last registered word is gone, system calls must
  * cost what they did before any was registered.
+ * --counters registers a shared counter area of 4 counters, as a
+ * profiler reading kernel counters at its timer boundaries would
+ * (prctl(PR_KTAU_SET_COUNTERS)): read(), write(), the scheduler group
+ * and the exception group.  getpid() is then a call the area does not
+ * count, read16 one it does (its exit writes the area).
  * "syscost --calibrate" checks the
  * clock: a 2-instruction loop must read 2.000 per iteration.
  * The pipe round trip runs both ends SCHED_FIFO (root only).
@@ -44,6 +49,34 @@
 #ifndef PR_KTAU_SET_CONTEXT
 #define PR_KTAU_SET_CONTEXT 0x4b544155
 #endif
+#define PR_KTAU_SET_COUNTERS 0x4b544157
+
+/* include/uapi/linux/ktau.h's area, 4 counters of it */
+struct counter_area {
+	uint32_t version, nr, ids[16];
+	uint64_t seq;
+	uint64_t val[16][3];
+};
+#define COUNTER_GROUP_SCHED	(0x80000000U | 3)
+#define COUNTER_GROUP_EXCEPTION	(0x80000000U | 4)
+
+static struct counter_area counters __attribute__((aligned(64)));
+
+/* A 64-bit call's function id is its number (x86-64). */
+static int counters_register(void)
+{
+	counters.version = 1;
+	counters.nr = 4;
+	counters.ids[0] = SYS_read;
+	counters.ids[1] = SYS_write;
+	counters.ids[2] = COUNTER_GROUP_SCHED;
+	counters.ids[3] = COUNTER_GROUP_EXCEPTION;
+	if (prctl(PR_KTAU_SET_COUNTERS, (unsigned long)&counters, sizeof(counters), 0UL, 0UL)) {
+		perror("syscost: prctl(PR_KTAU_SET_COUNTERS)");
+		return -1;
+	}
+	return 0;
+}
 
 #define PAGE	4096
 
@@ -284,13 +317,16 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || argc > 3 ||
 	    (argc == 3 && strcmp(argv[2], "--context") && strcmp(argv[2], "--context-other") &&
-	     strcmp(argv[2], "--context-gone"))) {
-		fprintf(stderr, "usage: syscost LABEL [--context | --context-other | --context-gone] | "
-			"syscost --calibrate\n");
+	     strcmp(argv[2], "--context-gone") && strcmp(argv[2], "--counters"))) {
+		fprintf(stderr, "usage: syscost LABEL [--context | --context-other | --context-gone | "
+			"--counters] | syscost --calibrate\n");
 		return 2;
 	}
 	label = argv[1];
-	if (argc == 3 && !strcmp(argv[2], "--context-other")) {
+	if (argc == 3 && !strcmp(argv[2], "--counters")) {
+		if (counters_register())
+			return 1;
+	} else if (argc == 3 && !strcmp(argv[2], "--context-other")) {
 		holder = word_holder();
 	} else if (argc == 3) {
 		if (prctl(PR_KTAU_SET_CONTEXT, (unsigned long)&word, 0UL, 0UL, 0UL)) {

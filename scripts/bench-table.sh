@@ -115,6 +115,7 @@ END {
 	row("4 ktau on + user context (vs 1)", "ctx", "nokt")
 	row("4b ktau on, the last context word gone (vs 1)", "ctxgone", "nokt")
 	row("4c ktau on, a task with no word, the key on (vs 1)", "ctxother", "nokt")
+	row("4d ktau on + a shared counter area of 4 (vs 1)", "counters", "nokt")
 	row("6 trace on, recording stopped (vs 1)", "traceonly", "nokt")
 	row("6a trace on, with the profile of row 3 (vs 1)", "traceprof", "nokt")
 	row("5 tracing kernel, ktau off", "trace_base", "")
@@ -212,6 +213,15 @@ END {
 	a = added("ctxgone", "on")
 	goal("the key gone with the last word: within 2 of row 3",
 		a == "" ? "-" : each " (vs row 3)", a == "" ? "" : a <= 2)
+
+	# a thread with a shared counter area of 4 counters (read, write,
+	# the sched and exception groups): getpid() is a call it does not
+	# count, read() one whose exit writes the area
+	print ""
+	printf "%-52s %-50s %s\n", "goal: shared counters (4 in the area)", "measured", "result"
+	a = added("counters", "on")
+	goal("a thread with 4 counters: <= +30 per syscall over row 3",
+		a == "" ? "-" : each " (vs row 3)", a == "" ? "" : a <= 30)
 
 	print ""
 	printf "%-52s %-50s %s\n", "goal: trace mode", "measured", "result"
