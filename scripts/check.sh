@@ -109,15 +109,13 @@ run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel
 run "generated series (make series)" "$top/scripts/check-series.sh"
 run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
 run "patched files compile under Debian's config" "$top/scripts/check-debian-config.sh" --objects
+# TAU built -ktau -ktau_shctr against the compatibility layer, a TAU program
+# on a fake /proc, and the program staged for the guest (t_tau): before the
+# initramfs is packed (make check-tau, about 3 minutes)
+run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
-# Beside the guest tests, one after the other (they share build/user): the
-# host unit tests, then TAU built -ktau -ktau_shctr against the
-# compatibility layer with a TAU program on a fake /proc (make check-tau).
-host_beside() {
-	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
-	run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
-}
-run_beside "host unit tests, check-tau" host_beside
+# beside the guest tests, which keep one core busy
+run_beside "host unit tests" run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
 	rm -rf "$BUILD/guest-share"
@@ -129,6 +127,8 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 		--share "$BUILD/guest-share"
 	run "guest archive read on the host" "$top/tests/qemu/check-guest-archive.sh" \
 		"$BUILD/guest-share" "$BUILD/user/bin/ktau-report"
+	run "TAU's guest Kprofile read on the host" "$top/tests/tau/check-guest-kprofile.sh" \
+		"$BUILD/guest-share"
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi

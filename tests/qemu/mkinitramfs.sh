@@ -14,8 +14,9 @@
 #   BUSYBOX  static busybox to install (default /bin/busybox)
 #   DEMO     script installed as /demo.sh (default BUILD/demo.sh, if present)
 #   EXTRA    directories copied verbatim over the root, blank-separated, in
-#            order; missing ones are skipped (default BUILD/rootfs-extra and
-#            BUILD/rootfs-mpi, the Open MPI runtime of scripts/guest-openmpi.sh)
+#            order; missing ones are skipped (default BUILD/rootfs-extra,
+#            BUILD/rootfs-mpi, the Open MPI runtime of scripts/guest-openmpi.sh,
+#            and BUILD/rootfs-tau, TAU's program that make check-tau stages)
 #   KMOD     kernel modules (.ko) for the guest tests, installed in /guest;
 #            they must be built against the kernel that boots
 set -euo pipefail
@@ -31,7 +32,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 DEMO=${DEMO:-$BUILD/demo.sh}
-EXTRA=${EXTRA:-$BUILD/rootfs-extra $BUILD/rootfs-mpi}
+EXTRA=${EXTRA:-$BUILD/rootfs-extra $BUILD/rootfs-mpi $BUILD/rootfs-tau}
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 warn() { echo "mkinitramfs: warning: $*" >&2; }

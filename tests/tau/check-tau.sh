@@ -117,12 +117,14 @@ if TAU_MAKEFILE=$tau_makefile "$tau_bin/tau_cc.sh" -optQuiet "$top/tests/tau/pro
 		-L"$compat_lib" -lktau -lrt -ldl -lm -lstdc++ -lpthread \
 		-o "$work/prog-static" >"$work/prog-static.log" 2>&1; then
 		pass "tau: the program linked statically for the guest ($work/prog-static)"
-		# a root overlay for the guest (mkinitramfs.sh's EXTRA):
+		# a root overlay for the guest, which make initramfs packs
+		# (mkinitramfs.sh's EXTRA) and the guest test t_tau runs:
 		# /opt/ktau-tau/{prog,run-in-guest.sh,map-path}
-		mkdir -p "$work/guest/opt/ktau-tau"
-		cp "$work/prog-static" "$work/guest/opt/ktau-tau/prog"
-		cp "$top/tests/tau/run-in-guest.sh" "$work/guest/opt/ktau-tau/"
-		echo "$map" >"$work/guest/opt/ktau-tau/map-path"
+		rm -rf "$user/rootfs-tau"
+		mkdir -p "$user/rootfs-tau/opt/ktau-tau"
+		cp "$work/prog-static" "$user/rootfs-tau/opt/ktau-tau/prog"
+		cp "$top/tests/tau/run-in-guest.sh" "$user/rootfs-tau/opt/ktau-tau/"
+		echo "$map" >"$user/rootfs-tau/opt/ktau-tau/map-path"
 	else
 		fail "tau: static link" "$(grep -v 'warning: Using' "$work/prog-static.log" | head -n 3 | tr '\n' ' ')"
 	fi
