@@ -170,6 +170,16 @@ static int old_kernel_prctl(int option, unsigned long arg2, unsigned long arg3)
 	return -1;
 }
 
+/* A kernel that keeps the area when asked to drop it. */
+static int refusing_unregister_prctl(int option, unsigned long arg2, unsigned long arg3)
+{
+	if (option == PR_KTAU_SET_COUNTERS && !arg2) {
+		errno = EPERM;
+		return -1;
+	}
+	return fake_counters_prctl(option, arg2, arg3);
+}
+
 TEST(counters_register_read_unregister)
 {
 	uint32_t ids[3] = { 39, KTAU_COUNTER_GROUP | KTAU_COUNTER_SYSCALL, KTAU_COUNTER_ALL };
@@ -237,6 +247,21 @@ TEST(counters_kernel_errors)
 	errno = 0;
 	ASSERT_NULL(ktau_thread_counters_register((const uint32_t[]){ 39 }, 1));
 	ASSERT_EQ(ENODEV, errno);
+
+	/* the kernel refuses to let go: the area stays registered and
+	 * allocated, to be unregistered again */
+	ktau__counters_prctl_hook(fake_counters_prctl);
+	c = ktau_thread_counters_register((const uint32_t[]){ 39 }, 1);
+	ASSERT_NOT_NULL(c);
+	ktau__counters_prctl_hook(refusing_unregister_prctl);
+	ASSERT_EQ(-EPERM, ktau_thread_counters_unregister(c));
+	ASSERT_TRUE(fake_registered != 0);
+	/* a kernel that lost the feature meanwhile: nothing to ask, nothing
+	 * registered, the handle freed */
+	ktau__counters_prctl_hook(old_kernel_prctl);
+	ASSERT_EQ(-ENODEV, ktau_thread_counters_faults(c, &faults));
+	ASSERT_EQ(0, ktau_thread_counters_unregister(c));
+	fake_registered = 0;
 	ktau__counters_prctl_hook(NULL);
 }
 
