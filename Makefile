@@ -46,6 +46,7 @@ help:
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
+	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
 	@echo '  make initramfs the guest root: $(INITRAMFS)'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
@@ -112,6 +113,18 @@ HAVE_MPICC := $(if $(filter no,$(MPI)),,$(shell command -v $(MPICC) 2>/dev/null)
 mpi: lib
 	@echo '==> building libktau-mpi'
 	@$(MAKE) -s -C mpi BUILD=$(USER_BUILD) MPICC='$(MPICC)'
+
+# libktau-papi (papi/, docs/papi.md): the ktau groups as PAPI software-
+# defined events, and its guest overlay; optional, built only by this
+# target and only where PAPI's headers are (Debian: libpapi-dev).
+.PHONY: papi
+papi: lib
+	@if [ -f /usr/include/sde_lib.h ] && [ -f /usr/include/papi.h ]; then \
+		echo '==> building libktau-papi'; \
+		$(MAKE) -s -C papi BUILD=$(USER_BUILD) guest; \
+	else \
+		echo '==> libktau-papi skipped: no /usr/include/sde_lib.h (make deps-check, or apt install libpapi-dev papi-tools)'; \
+	fi
 
 .PHONY: mpi mpi-if-found
 # a failure there leaves the core build whole (make mpi shows it; make

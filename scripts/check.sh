@@ -76,6 +76,8 @@ run "install" "$top/tests/install/check-install.sh"
 run "ABI metadata" "$top/tests/install/check-abi.sh"
 # libktau-mpi under a real Open MPI, on the host (SKIP without mpicc/mpirun)
 run "MPI library (host, Open MPI)" "$top/tests/mpi/check-mpi.sh"
+# libktau-papi through PAPI's own tools, on the host (no counter area here)
+run "PAPI library (host)" "$top/tests/papi/check-papi.sh"
 run "deb" "$top/tests/install/check-deb.sh"
 # dpkg -i of those packages on this machine, then purge (root only)
 run "deb installed on the host" "$top/tests/install/check-deb-host.sh"

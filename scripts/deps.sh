@@ -53,11 +53,15 @@ deb="debhelper lintian rsync linux-config-6.12"
 # only when it is there), otf2-tools for the test harness, whose
 # otf2-print reads the archive back; Debian's kernel config, which make
 # check compiles ktau under; a JDK for ParaProf's reader of TAU's output
-# (../shared/tools/tau-check), which make check-tau runs.
+# (../shared/tools/tau-check), which make check-tau runs; PAPI's headers,
+# libraries and tools (libpapi-dev, papi-tools) for the optional
+# libktau-papi (make papi) and its check, papi_native_avail listing and
+# papi_command_line reading its events (tests/papi/check-papi.sh).
 check="quilt sparse valgrind protobuf-compiler libc6-dev
 golang-go libxml2-utils clang libclang-rt-14-dev linux-config-6.12
 pkg-config man-db
-libotf2-trace-dev otf2-tools default-jdk-headless"
+libotf2-trace-dev otf2-tools default-jdk-headless
+libpapi-dev papi-tools"
 
 usage() {
 	sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "$0"

@@ -14,6 +14,7 @@
 
 #include <ktau.h>
 
+#include "ctl-counters.h"
 #include "tool.h"
 #include "../compat/ktau-tau/src/names.h"
 
@@ -22,6 +23,7 @@ static const char usage_text[] =
 "       ktau-ctl start | stop | clear | startclr\n"
 "       ktau-ctl enable GROUP... | disable GROUP...\n"
 "       ktau-ctl --system-map [FILE]\n"
+"       ktau-ctl counters [--calls N] NAME...\n"
 "\n"
 "Control KTAU kernel profiling through /proc/ktau/control (root only).\n"
 "\n"
@@ -37,6 +39,15 @@ static const char usage_text[] =
 "                    sched, exception, kernel, event (the list the kernel has\n"
 "                    is in 'ktau-ctl status'), or all\n"
 "  disable GROUP...  disable groups; a disabled group's hooks cost nothing\n"
+"  counters [--calls N] NAME...\n"
+"                    (any user) check the kernel's shared counter area: register\n"
+"                    up to 16 counters for this thread (NAME a routine of\n"
+"                    /proc/ktau/functions, group:GROUP or all), make N getpid()\n"
+"                    calls (1000), and print a line a counter: 'counter NAME\n"
+"                    id=ID calls= incl= excl=' (the area) 'proc_calls= proc_incl=\n"
+"                    proc_excl=' (/proc/self/task/TID/ktau, read next)\n"
+"                    'after_calls= ...' (the area after that read) 'loop_calls='\n"
+"                    (the loop's calls) 'check=exact|bounded|no'\n"
 "\n"
 "A group records only while recording is started and the group is enabled.\n"
 "Commands print nothing when they succeed; a refused command changes nothing.\n"
@@ -54,8 +65,12 @@ static const char usage_text[] =
 "Exit status:\n"
 "  0  success\n"
 "  1  runtime error: permission denied (not root), no ktau support in this\n"
-"     kernel, the kernel refused the command, unreadable control file\n"
-"  2  usage error: unknown command or option, missing or unknown group\n";
+"     kernel (or, for counters, no shared counter area), the kernel refused\n"
+"     the command, unreadable control file\n"
+"  2  usage error: unknown command or option, missing or unknown group or\n"
+"     counter name\n"
+"  3  counters: a value of the area disagrees with /proc (check=no), or the\n"
+"     kernel could not write the area (faults above 0)\n";
 
 static const char *const simple_commands[] = { "start", "stop", "clear", "startclr" };
 
@@ -254,6 +269,8 @@ static int run_command(char **args, int n)
 	}
 	if (!strcmp(args[0], "enable") || !strcmp(args[0], "disable"))
 		return set_groups(args[0], args + 1, n - 1);
+	if (!strcmp(args[0], "counters"))
+		return ctl_counters(args + 1, n - 1);
 	for (i = 0; i < sizeof(simple_commands) / sizeof(simple_commands[0]); i++) {
 		if (strcmp(args[0], simple_commands[i]))
 			continue;
@@ -264,7 +281,7 @@ static int run_command(char **args, int n)
 		return send_command(args[0]);
 	}
 	tool_usage_error("unknown command '%s' (status, start, stop, clear, startclr, "
-			 "enable, disable)", args[0]);
+			 "enable, disable, counters)", args[0]);
 	return EXIT_USAGE;
 }
 

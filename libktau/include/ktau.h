@@ -57,7 +57,7 @@ extern "C" {
  * (tests/install/check-abi.sh). The soname is libktau.so.MAJOR.
  */
 #define KTAU_VERSION_MAJOR 1
-#define KTAU_VERSION_MINOR 4
+#define KTAU_VERSION_MINOR 5
 #define KTAU_VERSION_PATCH 0
 #define KTAU__STR2(x) #x
 #define KTAU__STR(x) KTAU__STR2(x)
@@ -127,7 +127,7 @@ KTAU_API void ktau_error_free(struct ktau_error *e);
 /* Message for a (negative or positive) errno value; never NULL. */
 KTAU_API const char *ktau_strerror(int err);
 
-/* The library's release, KTAU_VERSION_STRING of its build, e.g. "1.4.0". */
+/* The library's release, KTAU_VERSION_STRING of its build, e.g. "1.5.0". */
 KTAU_API const char *ktau_version(void);
 
 /* ---- time -------------------------------------------------------------- */
@@ -1472,6 +1472,126 @@ KTAU_API const struct ktau_tau_thread *ktau_tau_dir_find_thread(const struct kta
  */
 KTAU_API int ktau_launcher_rank(unsigned int *rank, const char **variable);
 KTAU_API int ktau_launcher_local_rank(unsigned int *rank, const char **variable);
+
+/* ---- the shared counter area (since 1.5, version node KTAU_1.5) -------- */
+
+/*
+ * A thread's kernel counters in its own memory: the thread names up to
+ * KTAU_COUNTERS_MAX routines or groups, registers an area for them with
+ * the kernel (prctl(PR_KTAU_SET_COUNTERS)), and from then on the kernel
+ * writes their calls, inclusive and exclusive TSC cycles into it before
+ * the thread returns to user mode. Reading a counter is then a few loads,
+ * no system call: what a profiler needs at every timer boundary.
+ *
+ * The values are what /proc/self/task/TID/ktau records for the thread
+ * (every record of the routine summed over callpaths and user contexts),
+ * as of the thread's last return to user mode; cycles at the rate of the
+ * profiles' tsc_khz. The area is the registering thread's alone: another
+ * thread reading it sees the owner's counters as of the owner's last
+ * return to user mode, with no ordering guarantee (docs/libktau.md).
+ *
+ * An id (uint32_t) is one of:
+ *   a function id of /proc/ktau/functions: that routine;
+ *   KTAU_COUNTER_GROUP | g: every routine of group g (KTAU_COUNTER_SYSCALL
+ *     ... KTAU_COUNTER_KERNEL below; the event group has no times and is
+ *     refused);
+ *   KTAU_COUNTER_ALL: every routine; its exclusive cycles are all the
+ *     thread's kernel time.
+ * The same numbers as the kernel's <linux/ktau.h>, which need not be
+ * installed.
+ */
+#ifndef PR_KTAU_SET_COUNTERS
+#define PR_KTAU_SET_COUNTERS 0x4b544157
+#endif
+#ifndef PR_KTAU_GET_COUNTERS
+#define PR_KTAU_GET_COUNTERS 0x4b544158
+#endif
+#ifndef KTAU_COUNTERS_MAX
+#define KTAU_COUNTERS_MAX 16
+#endif
+#ifndef KTAU_COUNTER_GROUP
+#define KTAU_COUNTER_GROUP 0x80000000U
+#endif
+#ifndef KTAU_COUNTER_ALL
+#define KTAU_COUNTER_ALL 0xffffffffU
+#endif
+/* The groups' numbers, for KTAU_COUNTER_GROUP | g. */
+#define KTAU_COUNTER_SYSCALL	0U
+#define KTAU_COUNTER_SOFTIRQ	1U
+#define KTAU_COUNTER_IRQ	2U
+#define KTAU_COUNTER_SCHED	3U
+#define KTAU_COUNTER_EXCEPTION	4U
+#define KTAU_COUNTER_KERNEL	5U
+
+/*
+ * The id of a counter name: "all" (KTAU_COUNTER_ALL), "group:G" for a
+ * group G (syscall, softirq, irq, sched, exception, kernel), or a routine
+ * as <root>/ktau/functions names it ("getpid", "page_fault", "TIMER",
+ * "schedule_vol"; not TAU's "sys_getpid"). proc is read only for a routine
+ * name, and may be NULL for the others. 0 with *id set, or -EINVAL (NULL
+ * name or id; a routine name with a NULL proc; "group:event" or a routine
+ * of the event group: atomic events have no times), -ENOENT (no such
+ * group or routine; the message names it), or what reading the function
+ * map failed with (-ENODEV: no ktau kernel).
+ */
+KTAU_API int ktau_counter_id(struct ktau_proc *proc, const char *name, uint32_t *id,
+			     struct ktau_error **err);
+
+/*
+ * The calling thread's counter area for ids[0 .. n-1] (n 1 ..
+ * KTAU_COUNTERS_MAX), allocated, filled and registered with the kernel;
+ * its counters are readable at once (the kernel writes them when it takes
+ * the registration). NULL with errno:
+ *   EINVAL  ids NULL, n 0 or above KTAU_COUNTERS_MAX, or an id of no
+ *           group (KTAU_COUNTER_GROUP | g with g not a group above);
+ *           checked here, before the kernel is asked
+ *   ENODEV  the running kernel has no counter area (not ktau, or a ktau
+ *           without it: the prctl is refused with EINVAL)
+ *   ENOENT  an id names no routine the kernel has
+ *   EBUSY   the calling thread has an area registered already (one a
+ *           thread; unregister it first)
+ *   ENOMEM, or what else the prctl failed with.
+ * A forked child inherits its parent thread's registration at the same
+ * address (its counters start at 0); a new thread has none; exec drops it.
+ */
+struct ktau_thread_counters;
+
+KTAU_API struct ktau_thread_counters *ktau_thread_counters_register(const uint32_t *ids,
+								     unsigned int n);
+/* The number of counters, n of the registration. */
+KTAU_API unsigned int ktau_thread_counters_count(const struct ktau_thread_counters *c);
+/*
+ * Counter i (the order of ids): any of calls, incl_cycles and excl_cycles
+ * may be NULL. Loads only, no system call; the three values are of one
+ * kernel write (read again when the sequence number moved meanwhile: an
+ * interrupt's return to user mode may write between two loads). Meant for
+ * the registering thread. 0, or -EINVAL (c NULL), -ERANGE (i past the end).
+ */
+KTAU_API int ktau_thread_counters_read(const struct ktau_thread_counters *c, unsigned int i,
+				       uint64_t *calls, uint64_t *incl_cycles,
+				       uint64_t *excl_cycles);
+/* The kernel's write count: one more each time it wrote the area (at least
+ * 1 once registered); a cheap test of whether anything changed. */
+KTAU_API uint64_t ktau_thread_counters_seq(const struct ktau_thread_counters *c);
+/*
+ * How many times the kernel could not write the calling thread's area
+ * (prctl(PR_KTAU_GET_COUNTERS)), into *faults. 0, or -ENOENT (c is not the
+ * calling thread's registered area), -EINVAL (NULL), -ENODEV (no counter
+ * area in this kernel).
+ */
+KTAU_API int ktau_thread_counters_faults(const struct ktau_thread_counters *c,
+					 uint64_t *faults);
+/*
+ * Unregisters c and frees it: on the thread that registered it (or, in a
+ * forked child, on its first thread, which inherited the registration).
+ * On another thread it frees c, without a system call, when no running
+ * thread can hold it: its registering thread has exited, or c is a forked
+ * child's copy of an area of a thread other than the one that forked. 0,
+ * or -EINVAL (NULL), -EBUSY (the thread that may hold it still runs: the
+ * kernel may write there, so c is left as it was), or what the prctl
+ * failed with (c then stays registered and allocated).
+ */
+KTAU_API int ktau_thread_counters_unregister(struct ktau_thread_counters *c);
 
 #ifdef __cplusplus
 }

@@ -162,7 +162,7 @@ TEST(ctl_usage_errors)
 		{ "enable", NULL, "'enable' needs at least one group" },
 		{ "disable", NULL, "'disable' needs at least one group" },
 		{ "bogus", NULL, "unknown command 'bogus' (status, start, stop, clear, "
-				 "startclr, enable, disable)" },
+				 "startclr, enable, disable, counters)" },
 		{ "start", "now", "unexpected argument 'now'" },
 		{ "status", "x", "unexpected argument 'x'" },
 		{ "--bogus", NULL, "unknown option '--bogus'" },
@@ -326,4 +326,55 @@ TEST(ctl_system_map)
 	ASSERT_CONTAINS(r.err, "ktau support");
 	run_result_free(&r);
 	fake_free(&f);
+}
+
+/* ktau-ctl counters on this host: the names resolve against a fake /proc,
+ * and the kernel has no counter area to register. */
+static const char counters_functions_text[] =
+	"ktau-functions 1\ncolumns fid group name\n"
+	"39 syscall getpid\n480 event read_bytes\nend\n";
+
+TEST(ctl_counters_errors)
+{
+	struct fake f;
+	struct run_result r;
+
+	ASSERT_EQ(0, fake_init(&f, NULL));
+	ASSERT_EQ(0, write_tree_file(f.root, "ktau/functions", counters_functions_text));
+
+	/* the names resolve; this host's kernel has no area to register */
+	ASSERT_EQ(0, CTL(&r, f.env, "counters", "getpid"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "ktau-ctl: this kernel has no shared counter area");
+	ASSERT_STREQ("", r.out);
+	run_result_free(&r);
+
+	ASSERT_EQ(0, CTL(&r, f.env, "counters", "sys_getpid"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "counter sys_getpid:");
+	run_result_free(&r);
+
+	ASSERT_EQ(0, CTL(&r, f.env, "counters", "read_bytes"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "an atomic event");
+	run_result_free(&r);
+
+	ASSERT_EQ(0, CTL(&r, f.env, "counters"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "counters takes 1 to 16 names");
+	run_result_free(&r);
+
+	ASSERT_EQ(0, CTL(&r, f.env, "counters", "--calls", "x", "all"));
+	ASSERT_EQ(2, r.status);
+	ASSERT_CONTAINS(r.err, "--calls takes a number");
+	run_result_free(&r);
+	fake_free(&f);
+
+	/* without a ktau /proc a routine name cannot be resolved */
+	ASSERT_EQ(0, fake_init(&f, NULL));
+	ASSERT_EQ(0, CTL(&r, f.env, "counters", "getpid"));
+	fake_free(&f);
+	ASSERT_EQ(1, r.status);
+	ASSERT_CONTAINS(r.err, "no ktau support");
+	run_result_free(&r);
 }

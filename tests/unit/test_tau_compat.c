@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,8 +15,10 @@
 #include <ktau_proc_interface.h>
 #include <linux/ktau/ktau_cont_data.h>
 
+#include "fake_counters.h"
 #include "harness.h"
 #include "names.h"
+#include "proc/proc.h"
 #include "testutil.h"
 
 #define ADDR(fid) (0xc1000000UL + 16UL * (fid))
@@ -471,6 +474,77 @@ TEST(tau_compat_shared_counters)
 	ASSERT_EQ(EBUSY, errno);
 	ASSERT_EQ(0, ktau_put_counter(ctr));
 	ASSERT_EQ(0, ktau_del_container(KTAU_TYPE_PROFILE, 1, NULL, 0, NULL, cont));
+	drop_root(root);
+}
+
+struct copy_elsewhere_args {
+	const char *root;
+	ktau_ush_ctr *ctr;
+};
+
+/* Counter 0's calls as another thread reads it, its profile 20 + 1 reads;
+ * NULL when the copy fails. */
+static void *copy_elsewhere(void *arg)
+{
+	struct copy_elsewhere_args *a = arg;
+	unsigned long long vals[1] = { 0 };
+
+	if (write_self(a->root, 20, 2000) || ktau_copy_counter_count(a->ctr, vals, 1))
+		return NULL;
+	return (void *)(uintptr_t)vals[0];
+}
+
+/* Where the kernel takes the area (the fake one of fake_counters.c), a
+ * set reads it with loads on the thread that made it, and /proc on any
+ * other; put unregisters it, and the thread may make a new one. */
+TEST(tau_compat_shared_counters_area)
+{
+	char *root = fake_root();
+	unsigned long syms[2] = { ADDR(0), ADDR(39) };
+	int types[2] = { KTAU_SHCTR_TYPE_INCL, KTAU_SHCTR_TYPE_NUM };
+	unsigned long long vals[2] = { 0, 0 };
+	struct copy_elsewhere_args elsewhere;
+	ktau_ush_ctr *ctr, *second;
+	ktau_ushcont *cont;
+	pthread_t thread;
+	void *other;
+
+	ASSERT_NOT_NULL(root);
+	ASSERT_EQ(0, write_self(root, 20, 2000));
+	ktau__counters_prctl_hook(fake_counters_prctl);
+	cont = ktau_add_container(KTAU_TYPE_PROFILE, 1, NULL, 0, NULL, 2000);
+	ASSERT_NOT_NULL(cont);
+	ASSERT_EQ(0, ktau_get_counter(cont, "KTAU_MULTICTR", 2, syms, &ctr));
+	ASSERT_TRUE(fake_registered != 0);
+	/* the fake kernel's values, not the profile's: read counter 0 incl
+	 * 100, counter 1 (getpid) calls 2 */
+	ASSERT_EQ(0, ktau_copy_counter_type(ctr, vals, 2, types));
+	ASSERT_EQ_U64(100, vals[0]);
+	ASSERT_EQ_U64(2, vals[1]);
+	ASSERT_EQ(0, ktau_copy_counter_excl(ctr, vals, 2));
+	ASSERT_EQ_U64(10, vals[0]);
+	ASSERT_EQ_U64(20, vals[1]);
+	/* another thread has no area: it reads its profile (the fake tree's
+	 * self is the same file), 21 read calls */
+	elsewhere = (struct copy_elsewhere_args){ root, ctr };
+	ASSERT_EQ(0, pthread_create(&thread, NULL, copy_elsewhere, &elsewhere));
+	ASSERT_EQ(0, pthread_join(thread, &other));
+	ASSERT_EQ_U64(21, (uintptr_t)other);
+	/* a second set on this thread reads /proc: one area a thread */
+	ASSERT_EQ(0, ktau_get_counter(cont, "KTAU_MULTICTR", 1, syms, &second));
+	ASSERT_EQ(0, ktau_copy_counter_count(second, vals, 1));
+	ASSERT_EQ_U64(21, vals[0]);
+	ASSERT_EQ(0, ktau_put_counter(second));
+	ASSERT_TRUE(fake_registered != 0);
+	/* put unregisters; the next set registers again */
+	ASSERT_EQ(0, ktau_put_counter(ctr));
+	ASSERT_EQ(0, fake_registered);
+	ASSERT_EQ(0, ktau_get_counter(cont, "KTAU_MULTICTR", 1, syms + 1, &ctr));
+	ASSERT_EQ(0, ktau_copy_counter_count(ctr, vals, 1));
+	ASSERT_EQ_U64(1, vals[0]);
+	ASSERT_EQ(0, ktau_put_counter(ctr));
+	ASSERT_EQ(0, ktau_del_container(KTAU_TYPE_PROFILE, 1, NULL, 0, NULL, cont));
+	ktau__counters_prctl_hook(NULL);
 	drop_root(root);
 }
 

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * KTAU's shared counters (TAU's -ktau_shctr) over the calling thread's
- * profile file, until the kernel's shared counter area exists: each copy
- * reads /proc/self/task/<tid>/ktau once (ktau_cont_data.h).
+ * KTAU's shared counters (TAU's -ktau_shctr, ktau_cont_data.h). Where the
+ * kernel has the shared counter area (libktau's ktau_thread_counters_*),
+ * a counter set reads it: ktau_get_counter() registers an area for the
+ * set's routines on the calling thread, and each copy on that thread is a
+ * few loads, no system call. TAU creates a thread's set on that thread, at
+ * its first counter read, and reads it there (KtauCounters.cpp). Where the
+ * kernel refuses the area (no ktau, a ktau from before it), and for a set
+ * read on another thread than its own or a second set on one thread, each
+ * copy reads /proc/self/task/<tid>/ktau once instead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +34,32 @@ struct _ktau_ush_ctr {
 	int n;
 	uint32_t fids[KTAU_SHCTR_MAX];
 	char name[32];
+	/* the kernel's area for fids on the thread that created the set;
+	 * NULL: the set reads /proc */
+	struct ktau_thread_counters *area;
 };
+
+/*
+ * The calling thread's area, registered here. Thread-local because the
+ * kernel's registration is per thread: it tells a copy whether the set's
+ * area is the calling thread's own (a load, where asking the kernel would
+ * be the system call the area saves). A fork copies it with the forking
+ * thread's registration, which the child inherits at the same address.
+ */
+static __thread struct ktau_thread_counters *thread_area;
+
+/* The calling thread's area for the set's routines when the kernel has
+ * one and the thread none yet; else NULL (the set reads /proc). */
+static struct ktau_thread_counters *register_area(const ktau_ush_ctr *c)
+{
+	struct ktau_thread_counters *area;
+
+	if (thread_area)
+		return NULL;
+	area = ktau_thread_counters_register(c->fids, (unsigned int)c->n);
+	thread_area = area;
+	return area;
+}
 
 KTAU_COMPAT_API ktau_ushcont *ktau_add_container(int type, int self, pid_t *pid,
 						 unsigned int nopids, unsigned int *flags,
@@ -125,6 +156,7 @@ KTAU_COMPAT_API int ktau_get_counter(ktau_ushcont *cont, const char *name, int n
 	c->cont = cont;
 	c->n = nsyms;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
+	c->area = register_area(c);
 	cont->counters++;
 	*ctr = c;
 	return 0;
@@ -136,6 +168,11 @@ KTAU_COMPAT_API int ktau_put_counter(ktau_ush_ctr *ctr)
 		errno = EINVAL;
 		return -1;
 	}
+	/* an area another running thread holds stays allocated (the kernel
+	 * may write it): one area a thread at most, never reused */
+	if (ctr->area && ktau_thread_counters_unregister(ctr->area) == 0 &&
+	    thread_area == ctr->area)
+		thread_area = NULL;
 	ctr->cont->counters--;
 	ctr->magic = 0;
 	free(ctr);
@@ -154,11 +191,30 @@ static unsigned long long pick(const ktau_timer *t, int type)
 	}
 }
 
-/* one read of the calling thread's profile; counter i as types[i] (or type) */
+/* the calling thread's own area: loads, counter i as types[i] (or type) */
+static void copy_from_area(const ktau_ush_ctr *ctr, unsigned long long *vals, int n,
+			   const int *types, int type)
+{
+	ktau_timer t;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t calls = 0, incl = 0, excl = 0;
+
+		ktau_thread_counters_read(ctr->area, (unsigned int)i, &calls, &incl, &excl);
+		t.count = calls;
+		t.incl = incl;
+		t.excl = excl;
+		vals[i] = pick(&t, types ? types[i] : type);
+	}
+}
+
+/* one read of the calling thread's profile (or its area); counter i as
+ * types[i] (or type) */
 static int copy_counters(ktau_ush_ctr *ctr, unsigned long long *vals, int n,
 			 const int *types, int type)
 {
-	KTAU_OPTS(ktau_read_opts, opts, .pid = getpid(), .tid = ktc_gettid());
+	KTAU_OPTS(ktau_read_opts, opts);
 	const struct ktau_block *b;
 	struct ktau_profile *p;
 	unsigned int count, k;
@@ -169,6 +225,12 @@ static int copy_counters(ktau_ush_ctr *ctr, unsigned long long *vals, int n,
 		errno = EINVAL;
 		return -1;
 	}
+	if (ctr->area && ctr->area == thread_area) {
+		copy_from_area(ctr, vals, n, types, type);
+		return 0;
+	}
+	opts.pid = getpid();
+	opts.tid = ktc_gettid();
 	p = ktau_proc_read_profile(ctr->cont->proc, &opts, NULL);
 	if (!p)
 		return -1;

@@ -48,4 +48,36 @@ KTAU_HIDDEN int ktau__proc_errno(const char *root, int error, pid_t pid, pid_t t
 KTAU_HIDDEN struct ktau_profile *ktau__read_threads(const char *root, pid_t pid,
 						    struct ktau_parse_error *err);
 
+/* ---- the shared counter area (counters.c) ---- */
+
+/*
+ * The layout of the kernel's struct ktau_counters (<linux/ktau.h>, which
+ * need not be installed where libktau builds); the unit tests compare it
+ * with kernel-ext/include/uapi/linux/ktau.h.
+ */
+#define KTAU__COUNTERS_VERSION 1
+struct ktau__counter_value {
+	uint64_t calls;
+	uint64_t incl;
+	uint64_t excl;
+};
+struct ktau__counter_area {
+	uint32_t version;
+	uint32_t nr;
+	uint32_t ids[KTAU_COUNTERS_MAX];
+	uint64_t seq;
+	struct ktau__counter_value val[KTAU_COUNTERS_MAX];
+};
+#define KTAU__COUNTER_AREA_SIZE(nr) \
+	(offsetof(struct ktau__counter_area, val) + (nr) * sizeof(struct ktau__counter_value))
+/* The allocation's alignment: the kernel needs 8, a cache line keeps it
+ * from sharing one with other threads' data. */
+#define KTAU__COUNTER_AREA_ALIGN 64
+
+/* How the area reaches the kernel, replaceable by tests:
+ * prctl(option, arg2, arg3, 0, 0), -1 with errno on failure. NULL restores
+ * the real prctl. */
+typedef int (*ktau_counters_prctl_fn)(int option, unsigned long arg2, unsigned long arg3);
+KTAU_HIDDEN void ktau__counters_prctl_hook(ktau_counters_prctl_fn fn);
+
 #endif /* KTAU_PROC_PROC_H */

@@ -9,9 +9,13 @@
  * the calling thread's inclusive cycles, exclusive cycles or calls of that
  * routine so far.
  *
- * Interim cost: until the kernel's shared counter area exists, every
- * ktau_copy_counter_type() reads and parses the calling thread's profile,
- * /proc/self/task/<tid>/ktau: one open/read/close per call.
+ * Cost: where the kernel has the shared counter area, ktau_get_counter()
+ * registers one for the set on the calling thread (a set of at most 16
+ * counters, the thread's first), and ktau_copy_counter_type() on that
+ * thread is a few loads, no system call.  Otherwise (no area in this
+ * kernel, another thread, a second set, over 16 counters) it reads and
+ * parses the calling thread's profile, /proc/self/task/<tid>/ktau: one
+ * open/read/close per call.
  */
 #ifndef _KTAU_COMPAT_CONT_DATA_H
 #define _KTAU_COMPAT_CONT_DATA_H
@@ -52,7 +56,9 @@ extern int ktau_del_container(int type, int self, pid_t *pid, unsigned int nopid
  */
 extern int ktau_get_counter(ktau_ushcont *cont, const char *name, int nsyms,
 			    unsigned long *syms, ktau_ush_ctr **ctr);
-/* Frees a counter set. 0 or -1/errno. */
+/* Frees a counter set, and unregisters its area when called on the
+ * thread that has it (elsewhere, while that thread runs, the area stays:
+ * the kernel may write it). 0 or -1/errno. */
 extern int ktau_put_counter(ktau_ush_ctr *ctr);
 /*
  * The first n counters' values into vals[0..n-1], counter i as types[i]
