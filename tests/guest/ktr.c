@@ -887,6 +887,19 @@ void ktr_skip(const char *check, const char *fmt, ...)
 	va_end(ap);
 }
 
+int ktr_run_overlay(const char *script, const char *staged_by)
+{
+	if (access(script, X_OK)) {
+		ktr_skip("run-in-guest", "%s: %s (%s stages it, before make initramfs)",
+			 script, strerror(errno), staged_by);
+		return ktr_exit();
+	}
+	fflush(stdout);
+	execl("/bin/sh", "sh", script, (char *)NULL);
+	ktr_fail("run-in-guest", "exec /bin/sh %s: %s", script, strerror(errno));
+	return ktr_exit();
+}
+
 /* ---- additions for the softirq/irq/fault/sched/control tests ---- */
 
 int ktr_edge(const struct ktr_block *b, const char *parent, const char *name,

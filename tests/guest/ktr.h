@@ -158,6 +158,12 @@ void ktr_info(const char *what, const char *fmt, ...)
 void ktr_skip(const char *check, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Run the shell script of a root overlay a host check staged (its
+ * PASS/FAIL lines are the test's): does not return unless the exec
+ * fails; without the script, a SKIP naming @staged_by.  Returns the
+ * test's exit status when it does return. */
+int ktr_run_overlay(const char *script, const char *staged_by);
+
 /* ---- additions for the softirq/irq/fault/sched/control tests ---- */
 
 /* Sum of the path lines ending in `parent => name`, at any depth and over

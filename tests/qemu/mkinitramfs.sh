@@ -16,7 +16,8 @@
 #   EXTRA    directories copied verbatim over the root, blank-separated, in
 #            order; missing ones are skipped (default BUILD/rootfs-extra,
 #            BUILD/rootfs-mpi, the Open MPI runtime of scripts/guest-openmpi.sh,
-#            and BUILD/rootfs-tau, TAU's program that make check-tau stages)
+#            BUILD/rootfs-tau, TAU's program that make check-tau stages, and
+#            BUILD/papi/guest, PAPI's tools and libktau-papi that make papi stages)
 #   KMOD     kernel modules (.ko) for the guest tests, installed in /guest;
 #            they must be built against the kernel that boots
 set -euo pipefail
@@ -32,7 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 DEMO=${DEMO:-$BUILD/demo.sh}
-EXTRA=${EXTRA:-$BUILD/rootfs-extra $BUILD/rootfs-mpi $BUILD/rootfs-tau}
+EXTRA=${EXTRA:-$BUILD/rootfs-extra $BUILD/rootfs-mpi $BUILD/rootfs-tau $BUILD/papi/guest}
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 warn() { echo "mkinitramfs: warning: $*" >&2; }

@@ -192,7 +192,7 @@ if [ -z "$INITRD" ]; then
 		stale=1
 	else
 		for src in "$BUILD/bin" "$BUILD/guest" "$BUILD/demo.sh" "$BUILD/rootfs-extra" \
-			"$BUILD/rootfs-mpi" "$BUILD/rootfs-tau" "$here/init.sh" "$here/mkinitramfs.sh"; do
+			"$BUILD/rootfs-mpi" "$BUILD/rootfs-tau" "$BUILD/papi/guest" "$here/init.sh" "$here/mkinitramfs.sh"; do
 			[ -e "$src" ] || continue
 			if [ -n "$(find "$src" -newer "$INITRD" -print -quit)" ]; then
 				stale=1

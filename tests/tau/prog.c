@@ -9,8 +9,9 @@
  *
  * With KTAU_TAU_READ_DELTA set (the guest run), the program also writes
  * there what its thread's own profile, /proc/self/task/<tid>/ktau, records
- * for read() across io: `read CALLS INCL_CYCLES` of the func lines of
- * read(), after minus before.  The two reads of the file use pread(), so
+ * for read() across io: `read CALLS INCL_CYCLES TSC_KHZ`, the func lines
+ * of read(), after minus before, and the clock rate of the cycles (TAU
+ * reports the counter in microseconds: cycles over its own MHz).  The two reads of the file use pread(), so
  * that they are not read() calls themselves; nothing runs between them
  * and io's timer but the timer's own start and stop, which the check
  * compares with what TAU's KTAU_INCL_sys_read says of io.
@@ -57,7 +58,7 @@ static void fake_kernel_handshake(void)
 
 /* read()'s calls and inclusive cycles in the thread's profile. */
 struct read_sum {
-	uint64_t calls, incl;
+	uint64_t calls, incl, tsc_khz;
 };
 
 static char proc_text[1 << 20];
@@ -75,6 +76,8 @@ static int read_sum_now(int fd, struct read_sum *out)
 	proc_text[n] = 0;
 	out->calls = out->incl = 0;
 	for (line = strtok_r(proc_text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "tsc_khz %" SCNu64, &out->tsc_khz) == 1)
+			continue;
 		if (sscanf(line, "func %llu %llu %63s %63s %" SCNu64 " %" SCNu64 " %" SCNu64,
 			   &ctx, &fid, name, group, &calls, &incl, &excl) == 7 &&
 		    !strcmp(name, "read")) {
@@ -88,7 +91,7 @@ static int read_sum_now(int fd, struct read_sum *out)
 int main(int argc, char **argv)
 {
 	const char *delta_path = getenv("KTAU_TAU_READ_DELTA");
-	struct read_sum before = { 0, 0 }, after = { 0, 0 };
+	struct read_sum before = { 0, 0, 0 }, after = { 0, 0, 0 };
 	int proc_fd = -1;
 	char buf[16];
 	int fd, i;
@@ -140,8 +143,8 @@ int main(int argc, char **argv)
 			perror(delta_path);
 			return 1;
 		}
-		fprintf(f, "read %" PRIu64 " %" PRIu64 "\n", after.calls - before.calls,
-			after.incl - before.incl);
+		fprintf(f, "read %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", after.calls - before.calls,
+			after.incl - before.incl, after.tsc_khz);
 		fclose(f);
 		close(proc_fd);
 	}

@@ -4,12 +4,11 @@
 # a guest booted on a ktau kernel, with ktau-ctl and the TAU-instrumented
 # program of tests/tau/prog.c (built by make check-tau, statically, against
 # TAU configured with -ktau -ktau_shctr).  make check-tau leaves a root
-# overlay with both scripts and the program in build/check-tau/guest
-# (/opt/ktau-tau/); on the host:
+# overlay with this script and the program in build/user/rootfs-tau
+# (/opt/ktau-tau/), which make initramfs packs; make check's guest test
+# t_tau runs it.  By hand, on the host:
 #
-#   make check-tau
-#   EXTRA="$PWD/build/user/rootfs-extra $PWD/build/user/rootfs-mpi $PWD/build/check-tau/guest" \
-#       make initramfs
+#   make check-tau initramfs
 #   make boot            # then, in the guest:
 #   /opt/ktau-tau/run-in-guest.sh
 #
@@ -22,15 +21,18 @@
 # lines:
 #   - TAU writes Kprofile.0.0.perprocess/ with the program's thread as
 #     profile.<tid>.0.1;
-#   - its sys_getpid() shows the program's 1000 calls exactly, sys_read() its
-#     500 and the few read()s of the layer's own first /proc read (the line
-#     says how many: 500 + k, k small);
+#   - its sys_getpid() shows the program's 1000 calls and the two of TAU's
+#     own runtime (RtsLayer::getPid(), validate_thread(): 1000 + k, k <= 4),
+#     sys_read() its 500 and the read()s of the layer's own first /proc read
+#     (the line says how many: 500 + k, k small);
 #   - with TAU_METRICS=TIME:KTAU_INCL_sys_read:KTAU_NUM_sys_read (the
 #     kernel's shared counter area: no system call per read), TAU's
 #     MULTI__KTAU_NUM_sys_read profile has the routine io with its 500
 #     read()s exactly, and MULTI__KTAU_INCL_sys_read io's kernel read time
-#     within 1 % of what the thread's /proc file records for the same
-#     calls (the program writes that, KTAU_TAU_READ_DELTA: tests/tau/prog.c).
+#     (microseconds: TAU divides the cycles by the MHz it measures, right
+#     with TAU configured -useropt=-DTAU_x86_64: docs/tau.md) within 1 % of what
+#     the thread's /proc file records for the same calls, at its tsc_khz
+#     (the program writes that, KTAU_TAU_READ_DELTA: tests/tau/prog.c).
 # With the 9p share of make check mounted at /mnt/host, it copies
 # WORKDIR/plain/Kprofile.0.0.perprocess there (tau-kprofile/), which
 # tests/tau/check-guest-kprofile.sh reads on the host with ParaProf's
@@ -68,10 +70,10 @@ if [ -n "$own" ]; then
 	pass "tau guest: TAU writes Kprofile.0.0.perprocess with the program's thread ($(basename "$own"))"
 	g=$(calls "$own" "sys_getpid()")
 	r=$(calls "$own" "sys_read()")
-	if [ "${g:-0}" = 1000 ]; then
-		pass "tau guest: sys_getpid() 1000 calls"
+	if [ "${g:-0}" -ge 1000 ] && [ "${g:-0}" -le 1004 ]; then
+		pass "tau guest: sys_getpid() $g calls (1000 + $((g - 1000)) of TAU's own runtime)"
 	else
-		fail "tau guest: sys_getpid()" "calls ${g:-none}, expected 1000"
+		fail "tau guest: sys_getpid()" "calls ${g:-none}, expected 1000 + TAU's own few"
 	fi
 	if [ "${r:-0}" -ge 500 ] && [ "${r:-0}" -le 520 ]; then
 		pass "tau guest: sys_read() $r calls (500 + $((r - 500)) of the layer's own /proc read)"
@@ -94,19 +96,20 @@ metric() {
 }
 n=$(metric NUM)
 t=$(metric INCL)
-# "read CALLS INCL_CYCLES": the thread's /proc file across io
+# "read CALLS INCL_CYCLES TSC_KHZ": the thread's /proc file across io
 set -- $(cat "$work/shctr/delta" 2>/dev/null)
-dcalls=${2:-none} dincl=${3:-none}
+dcalls=${2:-none} dincl=${3:-none} khz=${4:-0}
 if [ "$dcalls" = 500 ] && awk -v v="$n" 'BEGIN { exit !(v == 500) }'; then
 	pass "tau guest: -ktau_shctr: io has KTAU_NUM_sys_read 500, as /proc/self/task/TID/ktau records"
 else
 	fail "tau guest: -ktau_shctr calls" "io's KTAU_NUM_sys_read is '${n:-none}', /proc's read() calls across io $dcalls, expected 500 both: $(tail -n 3 "$work/shctr/out")"
 fi
-if [ "$dincl" != none ] && awk -v v="${t:-x}" -v w="$dincl" \
+us=$(awk -v c="$dincl" -v k="$khz" 'BEGIN { if (k > 0 && c != "none") printf "%.3f", c * 1000 / k }')
+if [ -n "$us" ] && awk -v v="${t:-x}" -v w="$us" \
 	'BEGIN { d = v - w; if (d < 0) d = -d; exit !(w > 0 && v != "x" && d <= w / 100) }'; then
-	pass "tau guest: -ktau_shctr: io's KTAU_INCL_sys_read $t cycles, /proc's $dincl: within 1 %"
+	pass "tau guest: -ktau_shctr: io's KTAU_INCL_sys_read $t us, /proc's $dincl cycles at $khz kHz $us us: within 1 %"
 else
-	fail "tau guest: -ktau_shctr time" "io's KTAU_INCL_sys_read is '${t:-none}', /proc's read() inclusive cycles across io '$dincl': not within 1 %"
+	fail "tau guest: -ktau_shctr time" "io's KTAU_INCL_sys_read is '${t:-none}' us, /proc's read() inclusive cycles across io '$dincl' at $khz kHz: '${us:-none}' us, not within 1 %; TAU's line: $(grep -F '"io" ' "$work/shctr/MULTI__KTAU_INCL_sys_read/profile.0.0.0" 2>&1)"
 fi
 # the Kprofile for ParaProf's reader on the host (tests/tau/check-guest-kprofile.sh)
 if [ -n "${own:-}" ] && grep -qs ' /mnt/host ' /proc/mounts; then
