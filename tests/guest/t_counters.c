@@ -13,6 +13,11 @@
  *   - page faults taken in user mode, with no system call after them,
  *     are in the area when the thread next looks (the return from the
  *     fault wrote it);
+ *   - counted calls mixed with page faults, switches and uncounted
+ *     calls (a counted exit adds its own time to what was written last
+ *     unless something else was recorded since): every counter still
+ *     equals /proc, and after a clear no exclusive time exceeds the
+ *     clock's time since, nor does the system call group's inclusive;
  *   - fork: the child keeps the area at the same address and counts its
  *     own calls; a new thread has none; two threads may register one
  *     area (each writes its own counters: the last to return wins); exec
@@ -29,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,6 +53,8 @@
 #define COUNTER_GROUP 0x80000000U
 #define COUNTER_ALL 0xffffffffU
 #define GROUP_SYSCALL 0
+#define GROUP_SCHED 3
+#define GROUP_EXCEPTION 4
 #define GROUP_EVENT 6
 
 struct counter {
@@ -245,7 +253,7 @@ static void proc_done(struct proc_view *v)
 	free(v->buf);
 }
 
-/* Sums of the thread block's func lines of @name, or of @group. */
+/* Sums of the thread block's func lines of @name, of @group, or of all but events. */
 static void proc_sum(struct proc_view *v, const char *name, const char *group,
 		     struct counter *out)
 {
@@ -259,7 +267,7 @@ static void proc_sum(struct proc_view *v, const char *name, const char *group,
 		return;
 	}
 	for (size_t i = 0; i < b->nfuncs; i++) {
-		if (strcmp(b->funcs[i].group, group))
+		if (group ? strcmp(b->funcs[i].group, group) : !strcmp(b->funcs[i].group, "event"))
 			continue;
 		out->calls += b->funcs[i].calls;
 		out->incl += b->funcs[i].incl;
@@ -292,17 +300,22 @@ static void values(void)
 		return;
 	seq0 = main_area.seq;
 	ktr_check(seq0 >= 1, "register-writes", "seq %" PRIu64 " after the registration", seq0);
+	/*
+	 * Nothing between the calls and the look: any other recording
+	 * (the open's page faults) has the next counted exit sum the
+	 * profile, which would hide what the exits since added wrongly.
+	 */
 	zero = open("/dev/zero", O_RDONLY);
+	if (proc_open(&v))
+		return;
 	getpids(1000);
 	for (int i = 0; i < 500; i++)
 		if (read(zero, buf, sizeof(buf)) != sizeof(buf))
 			break;
-	close(zero);
-	if (proc_open(&v))
-		return;
 	snap(&main_area, got, 3);
 	if (proc_read(&v, "values"))
 		return;
+	close(zero);
 	proc_sum(&v, "getpid", NULL, &want[0]);
 	proc_sum(&v, "read", NULL, &want[1]);
 	proc_sum(&v, NULL, "syscall", &want[2]);
@@ -319,9 +332,9 @@ static void values(void)
 	proc_done(&v);
 
 	/* past the debug kernel's carry (2^16 calls): carry records counted */
-	getpids(70000);
 	if (proc_open(&v))
 		return;
+	getpids(70000);
 	snap(&main_area, got, 1);
 	if (proc_read(&v, "carry"))
 		return;
@@ -368,6 +381,108 @@ static void faults(void)
 		  got.calls, got.incl, want.calls, want.incl);
 	proc_done(&v);
 	munmap(mem, 200 * 4096);
+	set_area(NULL, 0, 0);
+}
+
+/*
+ * Counted calls (getpid, read) between uncounted ones (sched_yield,
+ * which also switches), user page faults and a pipe's blocking read:
+ * each exit after another recording sums the profile, the others add
+ * their own time to the values last written.  Both must agree with
+ * /proc to the cycle, and, from a clear on, with the clock: the
+ * exclusive times of everything (no two overlap) and the system call
+ * group's inclusive time (calls do not nest) fit in the time since.
+ */
+static void mixed(void)
+{
+	uint32_t ids[6] = { fid_of("getpid"), fid_of("read"), COUNTER_GROUP | GROUP_SYSCALL,
+			    COUNTER_GROUP | GROUP_EXCEPTION, COUNTER_GROUP | GROUP_SCHED,
+			    COUNTER_ALL };
+	static const char *const what[6] = { "getpid", "read", "syscall group",
+					     "exception group", "sched group", "all" };
+	struct counter got[6], want[6];
+	struct proc_view v;
+	uint64_t t0, t1;
+	int p[2];
+	char c = 0, *mem;
+	pid_t child;
+
+	fill(&main_area, ids, 6);
+	mem = mmap(NULL, 300 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || pipe(p)) {
+		ktr_fail("mixed", "setup: %s", strerror(errno));
+		return;
+	}
+	if (set_area(&main_area, sizeof(main_area), 0)) {
+		ktr_fail("mixed", "register: %s", strerror(errno));
+		return;
+	}
+	/* a writer that makes some of the reads below block */
+	child = fork();
+	if (child == 0) {
+		for (int i = 0; i < 300; i++) {
+			if (i % 3 == 0)
+				sched_yield();
+			if (write(p[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	if (proc_open(&v))
+		return;
+	t0 = __builtin_ia32_rdtsc();
+	if (ktr_ctl("clear")) {
+		ktr_fail("mixed", "clear: %s", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < 300; i++) {
+		syscall(SYS_getpid);
+		if (read(p[0], &c, 1) != 1)
+			break;
+		syscall(SYS_getpid);
+		mem[i * 4096] = 1;
+		syscall(SYS_getpid);
+		if (i % 5 == 0)
+			sched_yield();
+	}
+	snap(&main_area, got, 6);
+	t1 = __builtin_ia32_rdtsc();
+	if (proc_read(&v, "mixed"))
+		return;
+	waitpid(child, NULL, 0);
+	proc_sum(&v, "getpid", NULL, &want[0]);
+	proc_sum(&v, "read", NULL, &want[1]);
+	proc_sum(&v, NULL, "syscall", &want[2]);
+	proc_sum(&v, NULL, "exception", &want[3]);
+	proc_sum(&v, NULL, "sched", &want[4]);
+	proc_sum(&v, NULL, NULL, &want[5]);
+	/* what the kernel writes at exits: exactly /proc */
+	for (int i = 0; i < 3; i++)
+		expect_equal("mixed-equal", what[i], &got[i], &want[i]);
+	/*
+	 * what it writes on the return to user mode: an interrupt or a
+	 * switch during the read of /proc may be in /proc only
+	 */
+	for (int i = 3; i < 6; i++)
+		ktr_check(got[i].calls <= want[i].calls && want[i].calls - got[i].calls <= 3 &&
+			  got[i].incl <= want[i].incl && got[i].excl <= want[i].excl,
+			  "mixed-resume", "%s: area calls=%" PRIu64 " incl=%" PRIu64 ", /proc calls=%"
+			  PRIu64 " incl=%" PRIu64, what[i], got[i].calls, got[i].incl,
+			  want[i].calls, want[i].incl);
+	ktr_check(got[0].calls == 900 && got[1].calls == 300 && got[3].calls >= 300,
+		  "mixed-counts", "getpid %" PRIu64 " (900), read %" PRIu64
+		  " (300), exceptions %" PRIu64 " (>= 300)", got[0].calls, got[1].calls,
+		  got[3].calls);
+	ktr_check(got[5].excl <= t1 - t0 && got[2].incl <= t1 - t0, "mixed-wall",
+		  "all excl %" PRIu64 ", syscall incl %" PRIu64 ", %" PRIu64 " cycles since the clear",
+		  got[5].excl, got[2].incl, t1 - t0);
+	for (int i = 0; i < 6; i++)
+		ktr_check(got[i].excl <= got[i].incl, "mixed-excl-le-incl", "%s: %" PRIu64
+			  " > %" PRIu64, what[i], got[i].excl, got[i].incl);
+	proc_done(&v);
+	close(p[0]);
+	munmap(mem, 300 * 4096);
 	set_area(NULL, 0, 0);
 }
 
@@ -547,6 +662,7 @@ int main(int argc, char **argv)
 	as_nobody();
 	values();
 	faults();
+	mixed();
 	lineage(argv[0]);
 	unmapped();
 	cleared();

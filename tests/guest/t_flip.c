@@ -9,6 +9,8 @@
  *   - 1 s of getpid() is the baseline of those IPIs;
  *   - 1 s of prctl(PR_KTAU_SET_CONTEXT, &word) / (..., 0) pairs: their
  *     IPIs grow by at most 10 per CPU per second above the baseline;
+ *   - the same for 1 s of shared counter area registrations
+ *     (PR_KTAU_SET_COUNTERS, whose key is deferred too) and their undoing;
  *   - 1 s of: register, fork a child (it inherits the word and _exit(0)s
  *     at once), unregister, wait for it (its exit drops the last word):
  *     the same bound above the baseline plus what as many forks without
@@ -38,6 +40,9 @@
 #ifndef PR_KTAU_SET_CONTEXT
 #define PR_KTAU_SET_CONTEXT 0x4b544155
 #endif
+#ifndef PR_KTAU_SET_COUNTERS
+#define PR_KTAU_SET_COUNTERS 0x4b544157
+#endif
 
 #define NOBODY		65534
 #define IPI_LIMIT	10	/* per CPU per second above the baseline */
@@ -46,9 +51,21 @@
 
 static volatile uint32_t word __attribute__((aligned(8)));
 
+/* include/uapi/linux/ktau.h's area with one counter: everything */
+static struct {
+	uint32_t version, nr, ids[16];
+	uint64_t seq, val[16][3];
+} area __attribute__((aligned(64))) = { .version = 1, .nr = 1, .ids = { 0xffffffffU } };
+
 static int set_ctx(const volatile uint32_t *addr)
 {
 	return prctl(PR_KTAU_SET_CONTEXT, (unsigned long)addr, 0UL, 0UL, 0UL);
+}
+
+static int set_counters(void *addr)
+{
+	return prctl(PR_KTAU_SET_COUNTERS, (unsigned long)addr, addr ? sizeof(area) : 0UL,
+		     0UL, 0UL);
 }
 
 static double now(void)
@@ -114,7 +131,7 @@ struct phase {
 	long long ipis, tlb;	/* CAL: + TLB: over all CPUs; the TLB: part */
 };
 
-enum op { OP_GETPID, OP_PAIRS, OP_FORKS, OP_FORKS_PLAIN };
+enum op { OP_GETPID, OP_PAIRS, OP_COUNTER_PAIRS, OP_FORKS, OP_FORKS_PLAIN };
 
 /* Run @op for @secs seconds, adding what it did and the IPIs to @ph. */
 static int run_op(enum op op, struct phase *ph, double secs, int *ncpus)
@@ -134,6 +151,10 @@ static int run_op(enum op op, struct phase *ph, double secs, int *ncpus)
 		case OP_PAIRS:
 			ph->bad_prctl += set_ctx(&word) != 0;
 			ph->bad_prctl += set_ctx(NULL) != 0;
+			break;
+		case OP_COUNTER_PAIRS:
+			ph->bad_prctl += set_counters(&area) != 0;
+			ph->bad_prctl += set_counters(NULL) != 0;
 			break;
 		case OP_FORKS_PLAIN:
 		case OP_FORKS:
@@ -183,10 +204,11 @@ static int run_forks(struct phase *plain, struct phase *forks, int *ncpus)
 static int unprivileged(void)
 {
 	struct phase base = { .name = "getpid" }, pairs = { .name = "pairs" };
+	struct phase cpairs = { .name = "counter-pairs" };
 	struct phase plain = { .name = "plain" }, forks = { .name = "forks" };
 	struct ktr_profile p;
 	struct ktr_block *b;
-	double plain_per_fork, expected[2];
+	double plain_per_fork, expected[3];
 	cpu_set_t one;
 	uint64_t calls = 0;
 	int ncpus = 0, cpu = sched_getcpu();
@@ -201,6 +223,7 @@ static int unprivileged(void)
 		ktr_info("pin", "sched_setaffinity: %s (not pinned)", strerror(errno));
 
 	if (run_op(OP_GETPID, &base, 1.0, &ncpus) || run_op(OP_PAIRS, &pairs, 1.0, &ncpus) ||
+	    run_op(OP_COUNTER_PAIRS, &cpairs, 1.0, &ncpus) ||
 	    run_forks(&plain, &forks, &ncpus)) {
 		ktr_fail("interrupts", "no CAL: and TLB: lines in /proc/interrupts");
 		return 1;
@@ -212,12 +235,16 @@ static int unprivileged(void)
 		plain_per_fork = 0;
 	expected[0] = per_s(&base, base.ipis);
 	expected[1] = expected[0] + plain_per_fork * per_s(&forks, forks.iterations);
+	expected[2] = expected[0];
 	ktr_info("cpus", "%d", ncpus);
 	ktr_info("getpid", "%.0f calls/s, %.1f CAL+TLB IPIs/s (%.1f TLB), the baseline",
 		 per_s(&base, base.iterations), per_s(&base, base.ipis), per_s(&base, base.tlb));
 	ktr_info("pairs", "%.0f register/unregister pairs/s, %.1f CAL+TLB IPIs/s (%.1f TLB)",
 		 per_s(&pairs, pairs.iterations), per_s(&pairs, pairs.ipis),
 		 per_s(&pairs, pairs.tlb));
+	ktr_info("counter-pairs", "%.0f counter area register/unregister pairs/s, "
+		 "%.1f CAL+TLB IPIs/s (%.1f TLB)", per_s(&cpairs, cpairs.iterations),
+		 per_s(&cpairs, cpairs.ipis), per_s(&cpairs, cpairs.tlb));
 	ktr_info("plain", "%.0f forks without a word/s, %.1f CAL+TLB IPIs/s (%.1f TLB): "
 		 "%.2f per fork above the baseline",
 		 per_s(&plain, plain.iterations), per_s(&plain, plain.ipis),
@@ -228,8 +255,8 @@ static int unprivileged(void)
 		 per_s(&forks, forks.tlb), expected[1]);
 	ktr_check(!plain.bad_prctl, "plain-forks", "%ld of %ld forks failed",
 		  plain.bad_prctl, plain.iterations);
-	for (int i = 0; i < 2; i++) {
-		struct phase *ph = i ? &forks : &pairs;
+	for (int i = 0; i < 3; i++) {
+		struct phase *ph = i == 0 ? &pairs : i == 1 ? &forks : &cpairs;
 		double over = per_s(ph, ph->ipis) - expected[i];
 		char check[32];
 

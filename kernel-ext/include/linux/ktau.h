@@ -39,6 +39,11 @@
  * asm/ktau_syscall_names.h (kernel/ktau/gen-syscall-names.sh).  A 64-bit
  * call's function id is its number; read() and write() must be
  * consecutive numbers (their bytes events are found by the number).
+ *
+ * Its entry code calls the hooks as each says; ktau_fault_enter() and
+ * ktau_fault_exit() go around its page fault handler with interrupts off
+ * at both (on x86, irqentry_enter() and the end of handle_page_fault()
+ * leave them off), which the exit relies on, as it does not save them.
  */
 #ifndef _LINUX_KTAU_H
 #define _LINUX_KTAU_H
@@ -127,14 +132,16 @@ void ktau_execve_privilege(struct task_struct *tsk,
 
 long __ktau_syscall_enter(const struct pt_regs *regs, long nr);
 long __ktau_syscall_renumber(long nr);
-void __ktau_syscall_exit(struct pt_regs *regs, u64 now);
+void __ktau_syscall_exit(struct task_struct *tsk, struct pt_regs *regs,
+			 u64 now);
 void __ktau_syscall_bytes(u32 key, long ret);
 void __ktau_compat_syscall_enter(long nr);
 void __ktau_softirq_enter(unsigned int vec);
 void __ktau_softirq_exit(unsigned int vec);
 void __ktau_irq_enter(void);
 void __ktau_irq_exit(void);
-void __ktau_fault_enter(bool user_mode);
+void __ktau_fault_enter_user(void);
+void __ktau_fault_enter_kernel(void);
 void __ktau_fault_exit(void);
 void __ktau_schedule_enter(void);
 void __ktau_preempt_enter(void);
@@ -170,7 +177,7 @@ int ktau_context_prctl(int option, unsigned long arg2, unsigned long arg3,
 		       unsigned long arg4, unsigned long arg5);
 int ktau_counters_prctl(int option, unsigned long arg2, unsigned long arg3,
 			unsigned long arg4, unsigned long arg5);
-void __ktau_counters_syscall_exit(struct task_struct *tsk, u32 key);
+void __ktau_syscall_exit_counted(struct pt_regs *regs);
 void __ktau_counters_resume(void);
 
 int ktau_proc_open(struct file *file, struct pid_namespace *ns,
@@ -364,13 +371,12 @@ static __always_inline void ktau_compat_syscall_enter(long nr)
  * and no control change happened since its start, its record is in the slot the
  * table's hint names, and it did not end on a CPU whose TSC lags its
  * start's (nor its children's).  Interrupts are off.  @t: @kt's table,
- * never NULL for a task that enters from user mode.
+ * never NULL for a task that enters from user mode; @key: the frame's.
  */
-static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
-						     struct ktau_table *t,
-						     u64 now)
+static __always_inline bool __ktau_close_root_key(struct ktau_task *kt,
+						  struct ktau_table *t,
+						  u64 now, u32 key)
 {
-	u32 key = kt->stack[0].key;
 	struct ktau_entry *e;
 	s64 incl, excl;
 
@@ -390,6 +396,14 @@ static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
 	ktau_arch_zero32(&kt->depth);
 	ktau_entry_add(e, incl, excl);
 	return true;
+}
+
+/* The same, @key the frame's (a constant where the caller knows it). */
+static __always_inline bool __ktau_close_root_hinted(struct ktau_task *kt,
+						     struct ktau_table *t,
+						     u64 now)
+{
+	return __ktau_close_root_key(kt, t, now, kt->stack[0].key);
 }
 
 /* Add @v to the counter at @p, which readers never see torn. */
@@ -447,10 +461,11 @@ static __always_inline void ktau_bytes_add(struct ktau_entry *range,
  * record, its sum record next, in the common case.  A hint names no
  * other records (records keep their place, a bigger table keeps the
  * hints, a new one has none), so no bound is checked.  An error, a miss
- * or a value above INT_MAX goes out of line.  Interrupts are off.
+ * or a value above INT_MAX returns false, for __ktau_syscall_bytes().
+ * Interrupts are off.
  */
-static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
-						      u32 key, long ret)
+static __always_inline bool ktau_syscall_bytes_try(struct ktau_table *t,
+						   u32 key, long ret)
 {
 	u32 range_key = key + KTAU_BYTES_KEY_DELTA;
 	struct ktau_entry *range;
@@ -467,11 +482,18 @@ static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
 		*(u16 *)((u8 *)t->bytes_hint - KTAU_REC_LOW(__NR_read) +
 			 (u16)key);
 	if (unlikely((unsigned long)ret > INT_MAX || range->key != range_key ||
-		     range[1].key != range_key + (KTAU_REC_SUM - KTAU_REC_RANGE))) {
-		__ktau_syscall_bytes(key, ret);
-		return;
-	}
+		     range[1].key != range_key + (KTAU_REC_SUM - KTAU_REC_RANGE)))
+		return false;
 	ktau_bytes_add(range, ret);
+	return true;
+}
+
+/* The same, the general path taking what the inline one does not. */
+static __always_inline void ktau_syscall_bytes_hinted(struct ktau_table *t,
+						      u32 key, long ret)
+{
+	if (!ktau_syscall_bytes_try(t, key, ret))
+		__ktau_syscall_bytes(key, ret);
 }
 
 /* The same, the table read from @kt. */
@@ -494,35 +516,46 @@ static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
 }
 
 /*
- * Every system call's exit, from __syscall_exit_to_user_mode_work()
- * with interrupts off, after the exit work and before the return to
- * user mode (signals, rescheduling) is prepared.  @regs: the call's
- * registers, whose return value gives the bytes of reads and writes:
- * with the event group on, the inline path adds those to the event's
- * records through their hint.
+ * A system call's exit: its record, and with the event group on the
+ * bytes of a read or write (@regs' return value), which the inline path
+ * adds to the event's records through their hint.
  */
-static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
+static __always_inline void ktau_syscall_exit_timers(struct pt_regs *regs)
 {
 	struct ktau_table *t;
 	struct ktau_task *kt;
 	u64 now;
 	u32 key;
 
-	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
-		return;
 	now = ktau_arch_now();
 	kt = &current->ktau;
 	/* read once: the close's adds to memory would have them reloaded */
 	t = rcu_dereference_raw(kt->table);
 	key = kt->stack[0].key;
 	if (!ktau_close_root_fast(kt, t, now))
-		__ktau_syscall_exit(regs, now);
+		__ktau_syscall_exit(current, regs, now);
 	else if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
 		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
-	/* a shared counter area (kernel/ktau/counters.c) */
+}
+
+/*
+ * Every system call's exit, from __syscall_exit_to_user_mode_work()
+ * with interrupts off, after the exit work and before the return to
+ * user mode (signals, rescheduling) is prepared.  @regs: the call's
+ * registers.  A thread with a shared counter area takes the same exit
+ * out of line, its area's work after it (kernel/ktau/counters.c): the
+ * others keep nothing of the exit live past their own.
+ */
+static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
+{
+	if (!ktau_group_on(KTAU_GROUP_SYSCALL))
+		return;
 	if (static_branch_unlikely(&ktau_counters_key.key) &&
-	    unlikely(kt->counters))
-		__ktau_counters_syscall_exit(current, key);
+	    unlikely(current->ktau.counters)) {
+		__ktau_syscall_exit_counted(regs);
+		return;
+	}
+	ktau_syscall_exit_timers(regs);
 }
 
 /*
@@ -562,10 +595,20 @@ static __always_inline void ktau_irq_exit(void)
 		__ktau_irq_exit();
 }
 
+/*
+ * Around the page fault handler, interrupts off at both: the entry's
+ * (irqentry_enter() leaves them off), and the exit's (the handler turns
+ * them off again before it returns).
+ */
 static __always_inline void ktau_fault_enter(bool user_mode)
 {
-	if (ktau_group_on(KTAU_GROUP_EXCEPTION))
-		__ktau_fault_enter(user_mode);
+	if (!ktau_group_on(KTAU_GROUP_EXCEPTION))
+		return;
+	/* the test the caller made for its argument decides, no flag */
+	if (user_mode)
+		__ktau_fault_enter_user();
+	else
+		__ktau_fault_enter_kernel();
 }
 
 static __always_inline void ktau_fault_exit(void)

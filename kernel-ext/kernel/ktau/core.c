@@ -794,9 +794,10 @@ static __always_inline bool ktau_close_root_paired(struct ktau_task *kt,
  * One of those comes from ktau itself, reading an unmapped user context
  * word while it opens an outermost frame: recording it would open that
  * frame again, and fault again.  A user mode fault never has them
- * disabled, and the count is the same at a fault's exit as at its entry.
+ * disabled (the user mode entry does not look), and the count is the
+ * same at a fault's exit as at its entry.
  */
-void __ktau_fault_enter(bool user_mode)
+void __ktau_fault_enter_user(void)
 {
 	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
 	struct task_struct *tsk = current;
@@ -804,19 +805,25 @@ void __ktau_fault_enter(bool user_mode)
 
 	/* after irqentry_enter(): interrupts are still off */
 	lockdep_assert_irqs_disabled();
-	if (likely(user_mode) && static_branch_likely(&ktau_sysfast_key)) {
-		/* from user mode, as a system call's inline entry does */
+	if (likely(static_branch_likely(&ktau_sysfast_key))) {
+		/* as a system call's inline entry does */
 		ktau_open_root(tsk, kt, fid);
 		return;
 	}
 	/* the same while tracing, with the fault's event */
-	if (user_mode && static_branch_likely(&ktau_fast_key)) {
+	if (static_branch_likely(&ktau_fast_key)) {
 		ktau_open_root(tsk, kt, fid);
 		ktau_trace_root_open(tsk);
 		return;
 	}
-	if (likely(!tsk->pagefault_disabled))
-		ktau_open(fid, user_mode);
+	ktau_open(fid, true);
+}
+
+void __ktau_fault_enter_kernel(void)
+{
+	lockdep_assert_irqs_disabled();
+	if (likely(!current->pagefault_disabled))
+		ktau_open(KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT), false);
 }
 
 /*
@@ -835,23 +842,29 @@ static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
 		ktau_close(fid, now);
 }
 
+/* After handle_page_fault(), which ends with interrupts off. */
 void __ktau_fault_exit(void)
 {
 	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
 	struct task_struct *tsk = current;
-	unsigned long flags;
 	u64 now;
 
+	lockdep_assert_irqs_disabled();
 	if (unlikely(tsk->pagefault_disabled))
 		return;
 	now = ktau_arch_now();
-	local_irq_save(flags);
 	/*
 	 * A frame ktau_open_root() opened (from user mode, so neither in
 	 * the idle task nor in an exited one) is closed by the same test as
 	 * a system call's; an NMI's fault must not close the frame of the
-	 * fault it interrupted.
+	 * fault it interrupted.  Without a user context, its key is known
+	 * here, and so is its hint's place.
 	 */
+	if (likely(tsk->ktau.stack[0].key == KTAU_REC_LOW(fid)) && !in_nmi() &&
+	    static_branch_likely(&ktau_sysfast_key) &&
+	    __ktau_close_root_key(&tsk->ktau, ktau_task_table(&tsk->ktau), now,
+				  KTAU_REC_LOW(fid)))
+		goto out;
 	if ((u16)tsk->ktau.stack[0].key == KTAU_REC_LOW(fid) && !in_nmi() &&
 	    ktau_close_root_fast(&tsk->ktau, ktau_task_table(&tsk->ktau), now))
 		goto out;
@@ -867,7 +880,6 @@ void __ktau_fault_exit(void)
 	if (likely(ktau_may_record()) && !ktau_pop_fast(tsk, fid, now))
 		ktau_pop(tsk, fid, now);
 out:
-	local_irq_restore(flags);
 	ktau_counters_touch(tsk);
 }
 
@@ -1496,20 +1508,22 @@ static void ktau_syscall_exit_traced(struct ktau_task *kt, long ret, u64 now)
  * entry, a key that is not where its hint says (or not yet in the
  * table), handlers, the bytes of reads and writes.  Interrupts are off.
  */
-static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
+static noinline void ktau_syscall_exit_general(struct task_struct *tsk,
+					       struct pt_regs *regs, u64 now)
 {
-	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
 	u64 incl;
 	u32 key;
 
+	/* not the inline close's sum: a shared counter area sums it all */
+	ktau_counters_touch(tsk);
 	if (unlikely(!ktau_syscalls_profiled())) {
 		ktau_syscall_exit_traced(kt, regs_return_value(regs), now);
 		return;
 	}
 	/* its record in the pair slot: back to its own, then the fast exit */
 	if (static_branch_likely(&ktau_fast_key) && ktau_root_hint_restore(kt)) {
-		__ktau_syscall_exit(regs, now);
+		ktau_syscall_exit_at(regs, now);
 		return;
 	}
 	ktau_stack_check(kt);
@@ -1538,10 +1552,10 @@ static noinline void ktau_syscall_exit_general(struct pt_regs *regs, u64 now)
  * general writer: its bytes first (a read or write, events on), then its
  * EXIT.
  */
-static noinline void ktau_syscall_exit_trace_slow(struct pt_regs *regs,
+static noinline void ktau_syscall_exit_trace_slow(struct task_struct *tsk,
+						  struct pt_regs *regs,
 						  u64 now)
 {
-	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
 
 	if (ktau_key_moves_bytes(kt->stack[0].key) && READ_ONCE(ktau_events_on))
@@ -1557,14 +1571,15 @@ static noinline void ktau_syscall_exit_trace_slow(struct pt_regs *regs,
  * call a tail call, so that the common case saves no registers.  Else
  * the general exit.
  */
-void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
+static __always_inline void ktau_syscall_exit_body(struct task_struct *tsk,
+						   struct pt_regs *regs,
+						   u64 now)
 {
-	struct task_struct *tsk = current;
 	struct ktau_task *kt = &tsk->ktau;
 
 	if (unlikely(!static_branch_likely(&ktau_fast_key) ||
 		     !ktau_close_root_hinted(kt, now))) {
-		ktau_syscall_exit_general(regs, now);
+		ktau_syscall_exit_general(tsk, regs, now);
 		return;
 	}
 	if (unlikely((ktau_key_moves_bytes(kt->stack[0].key) &&
@@ -1572,7 +1587,24 @@ void __ktau_syscall_exit(struct pt_regs *regs, u64 now)
 		     (static_branch_unlikely(&ktau_trace_key) &&
 		      !ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
 					   ktau_key_fid(kt->stack[0].key), now))))
-		ktau_syscall_exit_trace_slow(regs, now);
+		ktau_syscall_exit_trace_slow(tsk, regs, now);
+}
+
+/* At @now, the clock the caller's own timers read (counters.c). */
+void ktau_syscall_exit_at(struct pt_regs *regs, u64 now)
+{
+	ktau_syscall_exit_body(current, regs, now);
+}
+
+/*
+ * For the inline exit: @tsk is current, @now the clock its close read.
+ * In this order, @now is where the inline exit's clock read leaves it
+ * (x86-64: %rdx), so that its common case moves nothing for the call.
+ */
+void __ktau_syscall_exit(struct task_struct *tsk, struct pt_regs *regs,
+			 u64 now)
+{
+	ktau_syscall_exit_body(tsk, regs, now);
 }
 
 /* ---- run-time ids ---------------------------------------------------- */

@@ -23,16 +23,25 @@
  * is one it sums (the common case for a profiler counting read() or the
  * system call group), with page faults disabled, as interrupts are off
  * there.  Every other recording of the thread (interrupts, softirqs,
- * page faults, the scheduler, run-time routines) sets TIF_NOTIFY_RESUME,
- * and the area is written from resume_user_mode_work(), where it may
- * fault in.  A write that faults there (the area unmapped or made
- * read-only since) is counted (PR_KTAU_GET_COUNTERS) and harms nothing:
- * the next write tries again.
+ * page faults, the scheduler, run-time routines, a general exit) marks
+ * the area dirty and sets TIF_NOTIFY_RESUME, and the area is written
+ * from resume_user_mode_work(), where it may fault in.  A write that
+ * faults there (the area unmapped or made read-only since) is counted
+ * (PR_KTAU_GET_COUNTERS) and harms nothing: the next write tries again.
+ *
+ * A counted call's exit with nothing else recorded since the last write
+ * (the area is clean) does not sum: the kernel keeps the values it last
+ * wrote, adds the call's own calls, inclusive and exclusive time, which
+ * its inline close has just added to its record, to the counters the
+ * call feeds (a table of them per system call, made at registration),
+ * and stores those alone.
  *
  * Cost: threads without an area pay one no-op at the system call exit
  * and in the out-of-line stops, behind ktau_counters_key, which is
  * deferred as ktau_context_key is (kernel/ktau/context.c): however tasks
- * register and unregister, it changes at most about once a second.
+ * register and unregister, it changes at most about once a second.  A
+ * thread with one takes its system call exit out of line, which keeps
+ * everyone else's inline exit as it was.
  */
 #include <linux/jump_label_ratelimit.h>
 #include <linux/prctl.h>
@@ -45,8 +54,11 @@
 
 DEFINE_STATIC_KEY_DEFERRED_FALSE(ktau_counters_key, HZ);
 
-/* Records an area keeps in its list; past them it sums whole tables. */
-#define KTAU_COUNTERS_MATCHES	128
+/*
+ * Records an area keeps in its list; past them it sums whole tables.  So
+ * many that the state fits in one 2 KiB object.
+ */
+#define KTAU_COUNTERS_MATCHES	96
 
 /* A record an area sums: its id, the counters it adds to. */
 struct ktau_counters_match {
@@ -54,26 +66,34 @@ struct ktau_counters_match {
 	u16 mask;
 };
 
+/* The system call function ids, whose records' keys are 2 * (fid + 1). */
+#define KTAU_COUNTERS_SYSCALLS	KTAU_FID_STATIC(0)
+
 /*
- * The kernel's side of a thread's area: the ids as registered, and the
+ * The kernel's side of a thread's area: the ids as registered, the
+ * values last written (@out, laid out as the area's seq and val), the
+ * counters each system call feeds (@syscall_mask[fid + 1]), and the
  * records of @table (the first @scanned of them looked at) they sum.
  * Only its thread uses it, from its own system calls, interrupts and
- * return to user mode.
+ * return to user mode.  Whether @out still is what the table sums is
+ * the task's KTAU_TASK_COUNTERS_DIRTY and _STALE: a clear, from another
+ * task, sets the second.
  */
 struct ktau_counters_state {
 	struct ktau_counters __user *area;
 	const struct ktau_table *table;
 	u64 faults;
-	u64 seq;
-	u64 syscall_bits;		/* fid % 64 of each function id */
+	struct {
+		u64 seq;
+		struct ktau_counter val[KTAU_COUNTERS_MAX];
+	} out;
 	u32 ids[KTAU_COUNTERS_MAX];
 	u32 nr;
-	bool all_syscalls;		/* a group id or "all" covers them */
 	bool busy;			/* being copied out: see touch */
-	bool missed;			/* a change while busy */
 	bool overflow;			/* more records than @match holds */
 	u16 scanned;
 	u16 nmatch;
+	u16 syscall_mask[KTAU_COUNTERS_SYSCALLS + 1];
 	struct ktau_counters_match match[KTAU_COUNTERS_MATCHES];
 };
 
@@ -124,12 +144,15 @@ static void ktau_counters_add(struct ktau_counter *val,
 	u64 calls = ktau_word_calls(READ_ONCE(e->calls_key));
 	u64 incl = READ_ONCE(e->incl);
 	u64 excl = READ_ONCE(e->excl);
-	unsigned int i;
+	struct ktau_counter *v;
 
-	for_each_set_bit(i, &mask, KTAU_COUNTERS_MAX) {
-		val[i].calls += calls;
-		val[i].incl += incl;
-		val[i].excl += excl;
+	/* for_each_set_bit() without its calls, for one bit or two */
+	while (mask) {
+		v = val + __ffs(mask);
+		v->calls += calls;
+		v->incl += incl;
+		v->excl += excl;
+		mask &= mask - 1;
 	}
 }
 
@@ -169,11 +192,11 @@ static void ktau_counters_scan(struct ktau_counters_state *c,
 	c->scanned = n;
 }
 
-/* The counters of @c as its thread's table has them now, in @val. */
-static void ktau_counters_sum(struct ktau_counters_state *c,
-			      struct ktau_counter *val)
+/* The counters of @c as its thread's table has them now, in @c->out. */
+static void ktau_counters_sum(struct ktau_counters_state *c)
 {
 	const struct ktau_table *t = rcu_dereference(ktau_current()->table);
+	struct ktau_counter *val = c->out.val;
 	unsigned int i, n;
 	u16 mask;
 
@@ -194,76 +217,180 @@ static void ktau_counters_sum(struct ktau_counters_state *c,
 }
 
 /*
- * Write @c's counters to its area: -EFAULT when the area cannot be
- * written (without faulting it in, unless @may_fault).
+ * Sum @c's counters and write them to its area: -EFAULT when the area
+ * cannot be written (without faulting it in, unless @may_fault).  The
+ * area is clean from the sum on; a recording during the sum or the copy
+ * out (the copy's own page fault, an interrupt) makes it dirty again and
+ * asks for one more write, once the copy succeeded.
  */
 static int ktau_counters_write(struct ktau_counters_state *c, bool may_fault)
 {
-	struct {
-		u64 seq;
-		struct ktau_counter val[KTAU_COUNTERS_MAX];
-	} out;
-	size_t len = sizeof(out.seq) + c->nr * sizeof(out.val[0]);
+	size_t len = sizeof(c->out.seq) + c->nr * sizeof(c->out.val[0]);
 	unsigned long left;
 
 	BUILD_BUG_ON(offsetof(struct ktau_counters, val) !=
 		     offsetof(struct ktau_counters, seq) + sizeof(u64));
+	BUILD_BUG_ON(offsetof(typeof(c->out), val) != sizeof(u64));
+	clear_bit(KTAU_TASK_COUNTERS_DIRTY, &ktau_current()->flags);
 	rcu_read_lock();
-	ktau_counters_sum(c, out.val);
+	ktau_counters_sum(c);
 	rcu_read_unlock();
-	out.seq = c->seq + 1;
+	c->out.seq++;
 	WRITE_ONCE(c->busy, true);
 	barrier();
 	if (may_fault) {
-		left = copy_to_user(&c->area->seq, &out, len);
+		left = copy_to_user(&c->area->seq, &c->out, len);
 	} else {
 		pagefault_disable();
-		left = copy_to_user(&c->area->seq, &out, len);
+		left = copy_to_user(&c->area->seq, &c->out, len);
 		pagefault_enable();
 	}
 	barrier();
 	WRITE_ONCE(c->busy, false);
-	if (left)
+	if (left) {
+		c->out.seq--;
+		set_bit(KTAU_TASK_COUNTERS_DIRTY, &ktau_current()->flags);
 		return -EFAULT;
-	c->seq = out.seq;
-	/* what changed during the copy (its own page fault): once more */
-	if (READ_ONCE(c->missed)) {
-		WRITE_ONCE(c->missed, false);
-		set_tsk_thread_flag(current, TIF_NOTIFY_RESUME);
 	}
+	if (test_bit(KTAU_TASK_COUNTERS_DIRTY, &ktau_current()->flags))
+		set_tsk_thread_flag(current, TIF_NOTIFY_RESUME);
 	return 0;
 }
 
 /*
- * A system call's exit, interrupts off, for a thread with an area: write
- * it if the call's record @key is one it sums.  Faults are disabled: a
- * page that is not present waits for resume_user_mode_work().
+ * Add one call of @incl cycles, @child of them in recorded children, to
+ * the counters of @mask in @c->out, and store those and the sequence in
+ * the area, faults disabled: false if that faulted.  No call between
+ * the access's begin and end (objtool checks it), so no
+ * for_each_set_bit().
  */
-void __ktau_counters_syscall_exit(struct task_struct *tsk, u32 key)
+static __always_inline bool
+ktau_counters_add_call(struct ktau_counters_state *c,
+		       unsigned long mask, u64 incl, u64 child)
 {
-	struct ktau_counters_state *c = tsk->ktau.counters;
-	unsigned int fid = KTAU_REC_FID(key);
+	struct ktau_counters __user *area = c->area;
+	u64 excl = incl - child;
+	struct ktau_counter __user *u;
+	struct ktau_counter *v;
+	unsigned long i;
+	bool ok = false;
 
-	if (!c->all_syscalls && !(c->syscall_bits & BIT_ULL(fid % 64)))
+	pagefault_disable();
+	if (can_do_masked_user_access())
+		area = masked_user_access_begin(area);
+	else if (!user_write_access_begin(area, KTAU_COUNTERS_SIZE(c->nr)))
+		goto out;
+	/* no array index either: a sanitizer's check is a call */
+	do {
+		i = __ffs(mask);
+		v = c->out.val + i;
+		u = area->val + i;
+		unsafe_put_user(++v->calls, &u->calls, efault);
+		unsafe_put_user(v->incl += incl, &u->incl, efault);
+		unsafe_put_user(v->excl += excl, &u->excl, efault);
+	} while ((mask &= mask - 1));
+	unsafe_put_user(++c->out.seq, &area->seq, efault);
+	ok = true;
+efault:
+	user_write_access_end();
+out:
+	pagefault_enable();
+	return ok;
+}
+
+/*
+ * A counted call's exit (@mask: the counters it feeds), interrupts off:
+ * a clean area gets the call's own time added, which its exit's close
+ * has just added to its record (the inline close's: the general exit
+ * makes the area dirty); a dirty one is summed.
+ */
+static __always_inline void
+ktau_counters_syscall_write(struct ktau_counters_state *c,
+			    unsigned long mask, u64 now)
+{
+	struct ktau_task *kt = ktau_current();
+
+	if (likely(!(READ_ONCE(kt->flags) & (BIT(KTAU_TASK_COUNTERS_DIRTY) |
+					     BIT(KTAU_TASK_COUNTERS_STALE))))) {
+		if (likely(ktau_counters_add_call(c, mask,
+						  now - kt->stack[0].start,
+						  kt->stack[0].child)))
+			return;
+		set_bit(KTAU_TASK_COUNTERS_DIRTY, &kt->flags);
+	} else if (!ktau_counters_write(c, false)) {
 		return;
-	if (ktau_counters_write(c, false))
-		set_tsk_thread_flag(tsk, TIF_NOTIFY_RESUME);
+	}
+	set_tsk_thread_flag(current, TIF_NOTIFY_RESUME);
+}
+
+/*
+ * The exit's general path (@closed false) or its bytes event's, then the
+ * area's work for a call that feeds the counters of @mask.  Out of line,
+ * so that __ktau_syscall_exit_counted() makes no call it must keep
+ * values across (no registers to save on its common path).
+ */
+static noinline void ktau_counters_exit_slow(struct pt_regs *regs, u64 now,
+					     u32 key, unsigned long mask,
+					     bool closed)
+{
+	if (closed)
+		__ktau_syscall_bytes(key, regs_return_value(regs));
+	else
+		ktau_syscall_exit_at(regs, now);
+	if (mask)
+		ktau_counters_syscall_write(ktau_current()->counters, mask, now);
+}
+
+/**
+ * __ktau_syscall_exit_counted() - a system call's exit, for a thread
+ *	with a shared counter area
+ * @regs: the call's registers
+ *
+ * The exit's timers as any thread's (ktau_syscall_exit_timers()), then
+ * the area's work when it sums the call.  Interrupts are off, so faults
+ * are disabled: a page that is not present waits for
+ * resume_user_mode_work().
+ */
+void __ktau_syscall_exit_counted(struct pt_regs *regs)
+{
+	u64 now = ktau_arch_now();
+	struct ktau_task *kt = ktau_current();
+	struct ktau_table *t = rcu_dereference_raw(kt->table);
+	u32 key = kt->stack[0].key;
+	/* the byte offset of syscall_mask[fid + 1] */
+	unsigned int at = key & KTAU_REC_FID_MASK;
+	unsigned long mask = 0;
+
+	BUILD_BUG_ON(KTAU_REC_LOW(1) - KTAU_REC_LOW(0) !=
+		     sizeof(kt->counters->syscall_mask[0]));
+	if (likely(at < sizeof(kt->counters->syscall_mask)))
+		mask = *(u16 *)((u8 *)kt->counters->syscall_mask + at);
+	if (unlikely(!ktau_close_root_fast(kt, t, now))) {
+		ktau_counters_exit_slow(regs, now, key, mask, false);
+		return;
+	}
+	if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key) &&
+	    unlikely(!ktau_syscall_bytes_try(t, key, regs_return_value(regs)))) {
+		ktau_counters_exit_slow(regs, now, key, mask, true);
+		return;
+	}
+	if (mask)
+		ktau_counters_syscall_write(kt->counters, mask, now);
 }
 
 /*
  * Something else of @tsk was recorded (any context, NMI included): its
- * area is written on its way back to user mode.  A change during the
- * copy out (the copy's own page fault, an interrupt) asks for another
- * write only once the copy succeeded: an area that faults every time
- * must not keep its thread from returning to user mode.
+ * area is dirty, and written on its way back to user mode.  During a
+ * copy out, the write asks for that itself once the copy succeeded: an
+ * area that faults every time must not keep its thread from returning
+ * to user mode.
  */
 void __ktau_counters_touch(struct task_struct *tsk)
 {
 	struct ktau_counters_state *c = tsk->ktau.counters;
 
-	if (READ_ONCE(c->busy))
-		WRITE_ONCE(c->missed, true);
-	else
+	set_bit(KTAU_TASK_COUNTERS_DIRTY, &tsk->ktau.flags);
+	if (!READ_ONCE(c->busy))
 		set_tsk_thread_flag(tsk, TIF_NOTIFY_RESUME);
 }
 
@@ -272,7 +399,8 @@ void __ktau_counters_resume(void)
 {
 	struct ktau_counters_state *c = ktau_current()->counters;
 
-	if (ktau_counters_write(c, true))
+	if (test_bit(KTAU_TASK_COUNTERS_DIRTY, &ktau_current()->flags) &&
+	    ktau_counters_write(c, true))
 		c->faults++;
 }
 
@@ -298,8 +426,9 @@ static void ktau_counters_set(struct ktau_task *kt,
 }
 
 /*
- * Check the ids @c was given: -ENOENT for one that names no routine or
- * group, -EINVAL for an event (events have no times).
+ * Check the ids @c was given, -ENOENT for one that names no routine or
+ * group, -EINVAL for an event (events have no times); then note the
+ * counters each system call feeds.
  */
 static int ktau_counters_check_ids(struct ktau_counters_state *c)
 {
@@ -309,10 +438,8 @@ static int ktau_counters_check_ids(struct ktau_counters_state *c)
 
 	for (i = 0; i < c->nr; i++) {
 		id = c->ids[i];
-		if (id == KTAU_COUNTER_ALL) {
-			c->all_syscalls = true;
+		if (id == KTAU_COUNTER_ALL)
 			continue;
-		}
 		if (id & KTAU_COUNTER_GROUP) {
 			group = id & ~KTAU_COUNTER_GROUP;
 			if (group >= KTAU_NR_GROUPS)
@@ -321,13 +448,12 @@ static int ktau_counters_check_ids(struct ktau_counters_state *c)
 			group = ktau_fid_group(id);
 			if (group < 0)
 				return -ENOENT;
-			c->syscall_bits |= BIT_ULL(id % 64);
 		}
 		if (group == KTAU_GROUP_EVENT)
 			return -EINVAL;
-		if ((id & KTAU_COUNTER_GROUP) && group == KTAU_GROUP_SYSCALL)
-			c->all_syscalls = true;
 	}
+	for (i = 0; i < KTAU_COUNTERS_SYSCALLS; i++)
+		c->syscall_mask[i + 1] = ktau_counters_fid_mask(c, i);
 	return 0;
 }
 
@@ -348,6 +474,7 @@ static int ktau_counters_register(unsigned long addr, unsigned long len)
 	if (head[0] != KTAU_COUNTERS_VERSION || !head[1] ||
 	    head[1] > KTAU_COUNTERS_MAX || len < KTAU_COUNTERS_SIZE(head[1]))
 		return -EINVAL;
+	BUILD_BUG_ON(sizeof(*c) > 2048);
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
@@ -402,9 +529,9 @@ void ktau_counters_fork(struct task_struct *tsk, u64 clone_flags)
 	c->area = parent->area;
 	c->nr = parent->nr;
 	memcpy(c->ids, parent->ids, sizeof(c->ids));
-	c->syscall_bits = parent->syscall_bits;
-	c->all_syscalls = parent->all_syscalls;
-	c->seq = parent->seq;
+	memcpy(c->syscall_mask, parent->syscall_mask, sizeof(c->syscall_mask));
+	c->out.seq = parent->out.seq;
+	set_bit(KTAU_TASK_COUNTERS_DIRTY, &tsk->ktau.flags);
 	ktau_counters_get();
 	tsk->ktau.counters = c;
 	set_tsk_thread_flag(tsk, TIF_NOTIFY_RESUME);

@@ -373,6 +373,7 @@ enum {
 	KTAU_TASK_SCHED_INVOL,	/* trace: its schedule() is a preemption */
 	KTAU_TASK_TRACE_READER,	/* has /proc/ktau/trace open: not traced */
 	KTAU_TASK_COUNTERS_STALE, /* a clear swapped its table (counters.c) */
+	KTAU_TASK_COUNTERS_DIRTY, /* its area may differ from its table */
 };
 
 static inline struct ktau_task *ktau_current(void)
@@ -458,6 +459,8 @@ extern struct static_key_false ktau_fast_key;
 void ktau_fast_keys_set(bool fast, bool inline_timers);
 void ktau_group_calls_set(unsigned int group, bool on);
 void ktau_fast_sync(void);
+
+void ktau_syscall_exit_at(struct pt_regs *regs, u64 now);
 
 /* ---- shared counters (counters.c) ------------------------------------- */
 
