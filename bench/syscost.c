@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ktau.h>
+
 #include "icount.h"
 #include "ktau_control.h"
 
@@ -51,21 +53,15 @@
 #endif
 #define PR_KTAU_SET_COUNTERS 0x4b544157
 
-/* include/uapi/linux/ktau.h's area, 4 counters of it */
-struct counter_area {
-	uint32_t version, nr, ids[16];
-	uint64_t seq;
-	uint64_t val[16][3];
-};
-#define COUNTER_GROUP_SCHED	(0x80000000U | 3)
-#define COUNTER_GROUP_EXCEPTION	(0x80000000U | 4)
+#define COUNTER_GROUP_SCHED	(KTAU_COUNTER_GROUP | 3)
+#define COUNTER_GROUP_EXCEPTION	(KTAU_COUNTER_GROUP | 4)
 
-static struct counter_area counters __attribute__((aligned(64)));
+static struct ktau_counters counters __attribute__((aligned(64)));
 
 /* A 64-bit call's function id is its number (x86-64). */
 static int counters_register(void)
 {
-	counters.version = 1;
+	counters.version = KTAU_COUNTERS_VERSION;
 	counters.nr = 4;
 	counters.ids[0] = SYS_read;
 	counters.ids[1] = SYS_write;

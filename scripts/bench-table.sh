@@ -1,7 +1,8 @@
 #!/bin/bash
 # Print the `make bench` table from the guests' "BENCH KEY VALUE" lines
 # (bench/guest-bench.sh), with each goal (the first targets, per call
-# and per event, a shared node's, trace mode's), its measured value and
+# and per event, a shared node's, the shared counters', the third
+# round's, trace mode's), its measured value and
 # "met" or "NOT met", and each peer's
 # added cost as a multiple of ktau's.  A missing value prints as "-" and
 # its goal as "NOT measured"; the table never fails on a goal.
@@ -222,6 +223,19 @@ END {
 	a = added("counters", "on")
 	goal("a thread with 4 counters: <= +30 per syscall over row 3",
 		a == "" ? "-" : each " (vs row 3)", a == "" ? "" : a <= 30)
+
+	# the third round: each blocking switch of the round trip (two of
+	# them, what row 3 adds over row 3s), and the page fault
+	print ""
+	printf "%-52s %-50s %s\n", "goal: performance, third round", "measured", "result"
+	d = delta("on", "nokt", "pipe_rtt")
+	s = delta("sysonly", "nokt", "pipe_rtt")
+	ok = d != "" && s != ""
+	goal("blocking switch: <= +80 each", ok ? sprintf("%+.0f each (2 in a round trip: %s)", (d - s) / 2, signed(d - s)) : "-",
+		ok ? (d - s) / 2 <= 80 : "")
+	goal("pipe round trip: <= +348", d == "" ? "-" : signed(d), d == "" ? "" : d <= 348)
+	d = delta("on", "nokt", "page_fault")
+	goal("page fault: <= +60", d == "" ? "-" : signed(d), d == "" ? "" : d <= 60)
 
 	print ""
 	printf "%-52s %-50s %s\n", "goal: trace mode", "measured", "result"

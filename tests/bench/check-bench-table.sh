@@ -112,6 +112,33 @@ grep -v '^BENCH sysonly\.' "$tmp/run.txt" >"$tmp/nosys.txt"
 out=$("$table" "$tmp/nosys.txt" 2>&1)
 expect pipe-whole 'pipe round trip: <= +180' "pipe round trip: <= +180 +433 NOT met"
 
+# the third round: each of the round trip's two switches (row 3 over row
+# 3s, halved) at most +80, the round trip +348, the page fault +60
+out=$("$table" "$tmp/run.txt" 2>&1)
+expect switch-each 'blocking switch: <= +80 each' \
+	"blocking switch: <= +80 each +122 each (2 in a round trip: +244) NOT met"
+expect rtt-348 'pipe round trip: <= +348' "pipe round trip: <= +348 +433 NOT met"
+expect fault-60 'page fault: <= +60' "page fault: <= +60 +68 NOT met"
+edge 7861	# row 3s adds 88 here: (249 - 88) / 2 = 80.5 a switch
+[ "$(verdict 'blocking switch: <= +80 each')" = "NOT met" ]
+check switch-80.5 $? "'$(line 'blocking switch:')'"
+edge 7860
+[ "$(verdict 'blocking switch: <= +80 each')" = met ]
+check switch-80 $? "'$(line 'blocking switch:')'"
+edge 7961
+[ "$(verdict 'pipe round trip: <= +348')" = "NOT met" ]
+check rtt-349 $? "'$(line 'pipe round trip: <= +348')'"
+edge 7960
+[ "$(verdict 'pipe round trip: <= +348')" = met ]
+check rtt-348-met $? "'$(line 'pipe round trip: <= +348')'"
+out=$("$table" "$tmp/nosys.txt" 2>&1)
+expect switch-unmeasured 'blocking switch: <= +80 each' \
+	"blocking switch: <= +80 each - NOT measured"
+sed 's/^BENCH on.page_fault .*/BENCH on.page_fault 6046/' "$tmp/run.txt" >"$tmp/fault.txt"
+out=$("$table" "$tmp/fault.txt" 2>&1)
+[ "$(verdict 'page fault: <= +60')" = met ]
+check fault-60-met $? "'$(line 'page fault: <= +60')'"
+
 # a results file that cannot be read: a message and status 1
 out=$("$table" "$tmp/absent.txt" 2>&1)
 rc=$?
