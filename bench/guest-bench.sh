@@ -12,6 +12,9 @@
 #           in a minute, for working on the hooks (scripts/bench.sh --quick)
 #   read    the ktau kernel: the profile reads alone, with 1 000 and 10 000
 #           tasks (scripts/bench.sh --role read)
+#   programs-nokt, programs-ktau, programs-trace
+#           the whole-program rows of that kernel (see programs() below;
+#           scripts/bench.sh --role programs boots the three kernels)
 # Every result is a line "BENCH KEY VALUE" on the console (scripts/bench.sh
 # collects them); "BENCH KEY.unavailable REASON" says why one is missing.
 B=/bench
@@ -116,90 +119,53 @@ tracer() {	# tracer LABEL FILE ON OFF: syscost with FILE holding ON, then OFF
 	fi
 }
 
-# bpftrace_row LABEL PROGRAM: syscost LABEL while `bpftrace -e PROGRAM`
-# runs in the background; then SIGINT makes bpftrace print its maps: its
-# first line and the last lines of map @ (sorted by value: syscost's system
-# calls) are shown.  bpftrace prints "Attaching N probes..." before it
-# attaches them: a second (10^9 instructions) more lets it finish.
+# bpftrace_with UNAVAILABLE LABEL PROGRAM COMMAND...: COMMAND while
+# `bpftrace -e PROGRAM` runs in the background; then SIGINT makes bpftrace
+# print its maps: its first line and the last lines of map @ (sorted by
+# value: the measured program's system calls) are shown.  bpftrace prints
+# "Attaching N probes..." before it attaches them: a second (10^9
+# instructions) more lets it finish.  When bpftrace cannot run, the
+# function UNAVAILABLE is called with LABEL and the reason.
 BPFTRACE_WAIT=600	# seconds (of instructions) for LLVM to compile a program
-bpftrace_row() {
-	out=/tmp/$1.txt
+bpftrace_with() {
+	unavailable=$1 label=$2 program=$3
+	shift 3
+	out=/tmp/$label.txt
 	if ! command -v bpftrace >/dev/null; then
-		echo "BENCH $1.unavailable bpftrace is not in the initramfs"
+		$unavailable "$label" "bpftrace is not in the initramfs"
 		return
 	fi
-	bpftrace -e "$2" >"$out" 2>&1 &
+	bpftrace -e "$program" >"$out" 2>&1 &
 	bt=$!
 	n=0
 	while ! grep -q '^Attaching ' "$out"; do
 		if ! kill -0 "$bt" 2>/dev/null || [ "$n" -ge "$BPFTRACE_WAIT" ]; then
 			kill -INT "$bt" 2>/dev/null
 			wait "$bt"
-			echo "BENCH $1.unavailable bpftrace did not attach: $(grep ERROR "$out" | tail -n 1 | grep . || tail -n 1 "$out")"
-			sed "s/^/INFO: bpftrace $1: /" "$out" | head -n 8
+			$unavailable "$label" "bpftrace did not attach: $(grep ERROR "$out" | tail -n 1 | grep . || tail -n 1 "$out")"
+			sed "s/^/INFO: bpftrace $label: /" "$out" | head -n 8
 			return
 		fi
 		sleep 1
 		n=$((n + 1))
 	done
 	sleep 1
-	echo "INFO: bpftrace $1: attached after about $n s"
-	$B/syscost "$1" || echo "BENCH $1.unavailable syscost failed under bpftrace"
+	echo "INFO: bpftrace $label: attached after about $n s"
+	"$@" || echo "BENCH $label.unavailable ${1##*/} failed under bpftrace"
 	kill -INT "$bt"
 	wait "$bt"
-	{ grep -m 1 . "$out"; grep '^@\[' "$out" | tail -n 6; } | sed "s/^/INFO: bpftrace $1: /"
+	{ grep -m 1 . "$out"; grep '^@\[' "$out" | tail -n 6; } | sed "s/^/INFO: bpftrace $label: /"
 }
-
-case "$role" in
-quick)
-	if [ -e /proc/ktau ]; then
-		ktau_rows
-	else
-		$B/syscost nokt
-	fi
-	;;
-nokt)
-	[ -e /proc/ktau ] && echo "BENCH nokt.unavailable this kernel has ktau"
-	$B/syscost nokt
-	;;
-ktau)
-	ktau_rows
-	$B/user_timer
-	$B/task_memory
-	profile_reads
-	;;
-read)
-	profile_reads
-	;;
-trace)
-	control 'disable all'
-	$B/syscost trace_base
-	mount -t tracefs tracefs $tracefs 2>/dev/null
-	tracer ftrace_syscalls events/raw_syscalls/enable 1 0
-	if echo 'p:bench_getpid __x64_sys_getpid' >"$tracefs/kprobe_events" 2>/dev/null; then
-		tracer kprobe_getpid events/kprobes/bench_getpid/enable 1 0
-		echo '-:bench_getpid' >>"$tracefs/kprobe_events"
-	else
-		echo "BENCH kprobe_getpid.unavailable no kprobe events in this kernel"
-	fi
-	tracer function_profiler function_profile_enabled 1 0
-	if command -v strace >/dev/null; then
-		strace -c -f -o /tmp/strace.txt $B/syscost strace ||
-			echo "BENCH strace.unavailable strace failed"
-		sed 's/^/INFO: strace -c: /' /tmp/strace.txt | head -n 8
-	else
-		echo "BENCH strace.unavailable strace is not in the initramfs"
-	fi
-	if command -v perf >/dev/null; then
-		perf trace -s -o /tmp/perf.txt $B/syscost perf_trace ||
-			echo "BENCH perf_trace.unavailable perf trace failed"
-		grep -m 8 . /tmp/perf.txt 2>/dev/null | sed 's/^/INFO: perf trace -s: /'
-	else
-		echo "BENCH perf_trace.unavailable perf is not in the initramfs"
-	fi
-	bpftrace_row bpftrace_count \
-		'tracepoint:raw_syscalls:sys_enter { @[pid, args->id] = count(); }'
-	bpftrace_row bpftrace_latency '
+row_unavailable() {	# row_unavailable LABEL REASON
+	echo "BENCH $1.unavailable $2"
+}
+# bpftrace_row LABEL PROGRAM: syscost LABEL under bpftrace_with
+bpftrace_row() {
+	bpftrace_with row_unavailable "$1" "$2" $B/syscost "$1"
+}
+BPFTRACE_COUNT='tracepoint:raw_syscalls:sys_enter { @[pid, args->id] = count(); }'
+# shellcheck disable=SC2016 # bpftrace's variables, not the shell's
+BPFTRACE_LATENCY='
 tracepoint:raw_syscalls:sys_enter { @start[tid] = nsecs; }
 tracepoint:raw_syscalls:sys_exit {
 	$s = @start[tid];
@@ -208,9 +174,203 @@ tracepoint:raw_syscalls:sys_exit {
 		delete(@start[tid]);
 	}
 }'
-	;;
-*)
-	echo "BENCH role.unavailable unknown ktaubench '$role' (nokt, ktau, trace, quick, read)"
-	exit 1
-	;;
-esac
+
+# Whole programs (issue 35): real programs run to completion on fixed
+# inputs (scripts/bench-inputs.sh put them in /bench/progs), each row the
+# fewest instructions of PROG_RUNS runs (bench/progtime), with "BENCH
+# prog.WORKLOAD.ROW N" lines:
+#   tree  busybox tar and gzip of 2 000 small files, gunzip and tar x
+#   text  busybox sort of 2 MiB of lines, md5sum of input and output
+#   proc  a busybox sh script: 500 forks, each an execve of busybox
+#   mpi   ScaLAPACK's LU test (Debian's xdlu), 2 ranks of Open MPI
+# The row "on" also prints the run's system calls, page faults (ktau's
+# children total) and context switches, as .syscalls, .faults, .ctxsw.
+# Every boot first runs each workload once, unmeasured: the first run of
+# a workload in a boot costs 1 to 3 % more than the next ones (the
+# process workload: 408.9 M instructions, then 396.7 M), as caches and
+# free lists fill, and every row should start from the same state.
+P=/bench/progs
+PROG_RUNS=3
+# MPI's runs vary most (its ranks spin, yielding the CPU, until a message
+# comes): more of them
+PROG_RUNS_MPI=5
+PROG_WORKLOADS='tree text proc mpi'
+XDLU=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu
+# 2 ranks on the one CPU: a rank waiting in MPI yields it to the other
+MPIRUN="/usr/bin/mpirun --oversubscribe -np 2 --mca mpi_yield_when_idle 1"
+prog_command() {	# prog_command WORKLOAD [merged]: its command line
+	case $1 in
+	tree) echo "/bin/sh $P/tree.sh" ;;
+	text) echo "/bin/sh $P/text.sh" ;;
+	proc) echo "/bin/sh $P/execs.sh" ;;
+	mpi)
+		if [ "${2:-}" = merged ]; then
+			echo "$MPIRUN -x LD_PRELOAD=libktau-mpi.so -x KTAU_PROFILE_DIR=/tmp/prog/ktau $XDLU"
+		else
+			echo "$MPIRUN $XDLU"
+		fi
+		;;
+	esac
+}
+prog_mpi_missing() {	# why the MPI workload cannot run, or nothing
+	[ -x /usr/bin/mpirun ] || { echo "no Open MPI in the initramfs (apt-get install openmpi-bin)"; return; }
+	[ -x $XDLU ] || echo "no xdlu in the initramfs (apt-get install scalapack-mpi-test)"
+}
+# prog_one WORKLOAD ROW [WRAPPER...]: one row of one workload
+prog_one() {
+	w=$1 row=$2
+	shift 2
+	if [ "$w" = mpi ] && [ -n "$(prog_mpi_missing)" ]; then
+		echo "BENCH prog.$w.$row.unavailable $(prog_mpi_missing)"
+		return
+	fi
+	echo "INFO: programs: $w, row $row"
+	counts=
+	[ "$row" = on ] && counts=-c
+	runs=$PROG_RUNS
+	[ "$w" = mpi ] && runs=$PROG_RUNS_MPI
+	[ "$row" = warmup ] && runs=1
+	# shellcheck disable=SC2046 # the words of the command line
+	$B/progtime -n $runs $counts -b 'rm -rf /tmp/prog; mkdir -p /tmp/prog' \
+		"prog.$w.$row" "$@" $(prog_command "$w" "$row")
+}
+prog_row() {	# prog_row ROW [WRAPPER...]: the row of every workload
+	for w in $PROG_WORKLOADS; do
+		prog_one "$w" "$@"
+	done
+}
+prog_unavailable() {	# prog_unavailable prog.ROW REASON: for every workload
+	for w in $PROG_WORKLOADS; do
+		echo "BENCH prog.$w.${1#prog.}.unavailable $2"
+	done
+}
+prog_wrapped() {	# prog_wrapped ROW TOOL ARG...: each workload under TOOL ARGS
+	row=$1 tool=$(command -v "$2")
+	if [ -z "$tool" ]; then
+		prog_unavailable "prog.$row" "$2 is not in the initramfs"
+		return
+	fi
+	shift 2
+	for w in $PROG_WORKLOADS; do
+		# shellcheck disable=SC2046 # the tool's words, with the workload's name
+		prog_one "$w" "$row" "$tool" $(echo "$@" | sed "s/@W@/$w/g")
+		[ -f "/tmp/$row-$w.txt" ] && grep -m 6 . "/tmp/$row-$w.txt" | sed "s/^/INFO: $row $w: /"
+	done
+}
+programs() {	# programs nokt|ktau|trace: the rows of that kernel
+	echo "INFO: programs: $PROG_RUNS runs of each workload and row ($PROG_RUNS_MPI of mpi), after one unmeasured"
+	cd $P || return
+	# what Open MPI needs in this guest (tests/qemu/demo-mpi-guest.sh)
+	ip link set lo up
+	case "$(hostname)" in *[!A-Za-z0-9.-]*|'') hostname ktau-guest ;; esac
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	prog_row warmup
+	case $1 in
+	nokt)
+		prog_row nokt
+		;;
+	ktau)
+		control 'disable all'
+		prog_row off
+		control "enable $ON_GROUPS"
+		prog_row on
+		# libktau-mpi where the program loads libraries: busybox is static
+		for w in $PROG_WORKLOADS; do
+			case $w in
+			mpi) prog_one mpi merged ;;
+			*) echo "BENCH prog.$w.merged.unavailable n/a (static)" ;;
+			esac
+		done
+		if [ -r /proc/ktau/trace ]; then
+			prog_row traceprof $B/ktau-trace -o /tmp/progtrace.ktt --
+		else
+			prog_unavailable prog.traceprof "no /proc/ktau/trace in this kernel"
+		fi
+		control 'enable all'
+		;;
+	trace)
+		control 'disable all'
+		prog_row trace_base
+		mount -t tracefs tracefs $tracefs 2>/dev/null
+		if [ -w $tracefs/events/raw_syscalls/enable ]; then
+			echo 1 >$tracefs/events/raw_syscalls/enable
+			prog_row ftrace_syscalls
+			echo 0 >$tracefs/events/raw_syscalls/enable
+		else
+			prog_unavailable prog.ftrace_syscalls "no $tracefs/events/raw_syscalls in this kernel"
+		fi
+		prog_wrapped strace strace -c -f -o /tmp/strace-@W@.txt
+		prog_wrapped perf_trace perf trace -s -o /tmp/perf_trace-@W@.txt
+		bpftrace_with prog_unavailable prog.bpftrace_count "$BPFTRACE_COUNT" prog_row bpftrace_count
+		bpftrace_with prog_unavailable prog.bpftrace_latency "$BPFTRACE_LATENCY" prog_row bpftrace_latency
+		;;
+	esac
+	cd / || return
+}
+
+# ROLE may be a comma-separated list, run in order: `make bench` runs each
+# kernel's whole-program rows after its own (nokt,programs-nokt), in the
+# same boot
+run_role() {
+	case "$1" in
+	quick)
+		if [ -e /proc/ktau ]; then
+			ktau_rows
+		else
+			$B/syscost nokt
+		fi
+		;;
+	nokt)
+		[ -e /proc/ktau ] && echo "BENCH nokt.unavailable this kernel has ktau"
+		$B/syscost nokt
+		;;
+	ktau)
+		ktau_rows
+		$B/user_timer
+		$B/task_memory
+		profile_reads
+		;;
+	read)
+		profile_reads
+		;;
+	trace)
+		control 'disable all'
+		$B/syscost trace_base
+		mount -t tracefs tracefs $tracefs 2>/dev/null
+		tracer ftrace_syscalls events/raw_syscalls/enable 1 0
+		if echo 'p:bench_getpid __x64_sys_getpid' >"$tracefs/kprobe_events" 2>/dev/null; then
+			tracer kprobe_getpid events/kprobes/bench_getpid/enable 1 0
+			echo '-:bench_getpid' >>"$tracefs/kprobe_events"
+		else
+			echo "BENCH kprobe_getpid.unavailable no kprobe events in this kernel"
+		fi
+		tracer function_profiler function_profile_enabled 1 0
+		if command -v strace >/dev/null; then
+			strace -c -f -o /tmp/strace.txt $B/syscost strace ||
+				echo "BENCH strace.unavailable strace failed"
+			sed 's/^/INFO: strace -c: /' /tmp/strace.txt | head -n 8
+		else
+			echo "BENCH strace.unavailable strace is not in the initramfs"
+		fi
+		if command -v perf >/dev/null; then
+			perf trace -s -o /tmp/perf.txt $B/syscost perf_trace ||
+				echo "BENCH perf_trace.unavailable perf trace failed"
+			grep -m 8 . /tmp/perf.txt 2>/dev/null | sed 's/^/INFO: perf trace -s: /'
+		else
+			echo "BENCH perf_trace.unavailable perf is not in the initramfs"
+		fi
+		bpftrace_row bpftrace_count "$BPFTRACE_COUNT"
+		bpftrace_row bpftrace_latency "$BPFTRACE_LATENCY"
+		;;
+	programs-nokt | programs-ktau | programs-trace)
+		programs "${1#programs-}"
+		;;
+	*)
+		echo "BENCH role.unavailable unknown ktaubench '$1' (nokt, ktau, trace, quick, read, programs-nokt, programs-ktau, programs-trace)"
+		exit 1
+		;;
+	esac
+}
+for r in $(echo "$role" | tr , ' '); do
+	run_role "$r"
+done

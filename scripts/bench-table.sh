@@ -5,15 +5,26 @@
 # round's, trace mode's), its measured value and
 # "met" or "NOT met", and each peer's
 # added cost as a multiple of ktau's.  A missing value prints as "-" and
-# its goal as "NOT measured"; the table never fails on a goal.
+# its goal as "NOT measured"; the table never fails on a goal.  When the
+# run has whole programs (issue 35: "BENCH prog.WORKLOAD.ROW" lines), the
+# section "Whole programs" follows: each row as % over its base, the
+# counts per million instructions, and its goals.
 #
-#   scripts/bench-table.sh RESULTS
+#   scripts/bench-table.sh [--programs] RESULTS
+#
+# --programs: the section "Whole programs" alone (scripts/bench.sh --role
+# programs).
 set -euo pipefail
 
-results=${1:?usage: bench-table.sh RESULTS}
+only_programs=0
+if [ "${1:-}" = --programs ]; then
+	only_programs=1
+	shift
+fi
+results=${1:?usage: bench-table.sh [--programs] RESULTS}
 [ -r "$results" ] || { echo "bench-table: cannot read $results" >&2; exit 1; }
 
-awk '
+awk -v only_programs="$only_programs" '
 $1 == "BENCH" {
 	key = $2
 	$1 = ""; $2 = ""
@@ -98,7 +109,129 @@ function ratios(    i, k, n, peer, pk, pl, d, kd, sp, sk, line) {
 function goal(text, measured, ok) {
 	printf "%-52s %-50s %s\n", text, measured, ok == "" ? "NOT measured" : (ok ? "met" : "NOT met")
 }
+# --- whole programs (issue 35) ---
+# what run r of workload w adds over its base row, in % (exact enough to
+# print); "" when either is missing
+function ppct(w, r, base) {
+	if (!has("prog." w "." r) || !has("prog." w "." base) || num("prog." w "." base) <= 0)
+		return ""
+	return (num("prog." w "." r) - num("prog." w "." base)) * 100 / num("prog." w "." base)
+}
+# whether row r of workload w is within pct % of its base, compared in
+# whole numbers so that a goal is met at exactly its edge; "" not measured
+function pwithin(w, r, base, pct) {
+	if (ppct(w, r, base) == "")
+		return ""
+	return (num("prog." w "." r) - num("prog." w "." base)) * 1000 <= pct * 10 * num("prog." w "." base)
+}
+# the cell of row r of workload w: its % over base, its reason when not
+# measured (a footnote), or its instruction count when it is a base
+function pcell(w, r, base,    k, x) {
+	k = "prog." w "." r
+	if (has(k ".unavailable")) {
+		if (v[k ".unavailable"] ~ /^n\/a/)
+			return v[k ".unavailable"]
+		notes[r] = notes[r] (notes[r] == "" ? "" : "; ") pwname[w] ": " v[k ".unavailable"]
+		return "unavailable"
+	}
+	if (!has(k))
+		return "-"
+	if (base == "")
+		return sprintf("%.0f", num(k))
+	x = ppct(w, r, base)
+	return x == "" ? "-" : sprintf("%+.2f %%", x)
+}
+function prow(label, r, base,    i, line) {
+	line = sprintf("%-50s", label)
+	for (i = 1; i <= npw; i++)
+		line = line sprintf(" %14s", pcell(pw[i], r, base))
+	print line
+}
+# a count of the row 3 run per million of its instructions
+function pper(w, what) {
+	if (!has("prog." w ".on." what) || !has("prog." w ".on") || num("prog." w ".on") <= 0)
+		return "-"
+	return sprintf("%.1f", num("prog." w ".on." what) * 1e6 / num("prog." w ".on"))
+}
+# goal over workloads (each "" = all): row r within pct % of base
+function pgoal(text, r, base, pct, which,    i, w, ok, line, x) {
+	ok = 1; line = ""
+	for (i = 1; i <= npw; i++) {
+		w = pw[i]
+		if (which != "" && w != which)
+			continue
+		x = ppct(w, r, base)
+		line = line (line == "" ? "" : ", ") pwname[w] " " (x == "" ? "-" : sprintf("%+.2f %%", x))
+		if (x == "")
+			ok = ""
+		else if (ok != "" && !pwithin(w, r, base, pct))
+			ok = 0
+	}
+	goal(text, line, ok)
+}
+function programs(    i, j, r, w, peers, npeer, missing, why, line, same, first, n, rows, rowno) {
+	npw = split("tree text proc mpi", pw, " ")
+	pwname["tree"] = "file tree"; pwname["text"] = "text"; pwname["proc"] = "process"; pwname["mpi"] = "mpi"
+	print "Whole programs: instructions of a whole run, % over its base (make bench; scripts/bench.sh --role programs)"
+	print "(minimum of 3 runs, 5 for mpi; rows 2 to 6a over row 1, ktau compiled out; rows 5a to 5g over row 5, the"
+	print "tracing kernel with ktau off, as in the table above)"
+	print ""
+	printf "%-50s %14s %14s %14s %14s\n", "", "file tree", "text", "process", "mpi (xdlu)"
+	prow("1 ktau compiled out (instructions)", "nokt", "")
+	prow("2 ktau in, all groups off (vs 1)", "off", "nokt")
+	prow("3 ktau on (vs 1)", "on", "nokt")
+	prow("4 merged: libktau-mpi preloaded (vs 1)", "merged", "nokt")
+	prow("6a trace + profile: ktau-trace -- CMD (vs 1)", "traceprof", "nokt")
+	prow("5 tracing kernel, ktau off (instructions)", "trace_base", "")
+	prow("5a ftrace raw_syscalls events (vs 5)", "ftrace_syscalls", "trace_base")
+	prow("5d strace -c -f (vs 5)", "strace", "trace_base")
+	prow("5e perf trace -s (vs 5)", "perf_trace", "trace_base")
+	prow("5f bpftrace count per (pid, syscall) (vs 5)", "bpftrace_count", "trace_base")
+	prow("5g bpftrace latency sum per (pid, syscall) (vs 5)", "bpftrace_latency", "trace_base")
+	n = split("nokt off on merged traceprof trace_base ftrace_syscalls strace perf_trace bpftrace_count bpftrace_latency", rows, " ")
+	split("1 2 3 4 6a 5 5a 5d 5e 5f 5g", rowno, " ")
+	for (i = 1; i <= n; i++)
+		if (notes[rows[i]] != "")
+			printf "  unavailable, row %s: %s\n", rowno[i], notes[rows[i]]
+	print ""
+	print "per million instructions of the row 3 run (ktau on; its system calls and page faults by ktau, context switches by /proc/stat):"
+	printf "%-50s %14s %14s %14s %14s\n", "system calls", pper("tree", "syscalls"), pper("text", "syscalls"), pper("proc", "syscalls"), pper("mpi", "syscalls")
+	printf "%-50s %14s %14s %14s %14s\n", "page faults", pper("tree", "faults"), pper("text", "faults"), pper("proc", "faults"), pper("mpi", "faults")
+	printf "%-50s %14s %14s %14s %14s\n", "context switches", pper("tree", "ctxsw"), pper("text", "ctxsw"), pper("proc", "ctxsw"), pper("mpi", "ctxsw")
+	print ""
+	printf "%-52s %-50s %s\n", "goal: whole programs", "measured", "result"
+	pgoal("ktau on: <= 1 % on every workload", "on", "nokt", 1, "")
+	pgoal("ktau on: <= 0.1 % on the MPI workload", "on", "nokt", 0.1, "mpi")
+	pgoal("trace + profile: <= 3 % on every workload", "traceprof", "nokt", 3, "")
+	# every peer row of every workload, or what is missing and why
+	npeer = split("ftrace_syscalls strace perf_trace bpftrace_count bpftrace_latency", peers, " ")
+	split("5a 5d 5e 5f 5g", peerno, " ")
+	missing = ""
+	for (i = 1; i <= npeer; i++) {
+		# the reason of each workload; one for the row when they all agree
+		line = ""; same = 1; first = ""
+		for (j = 1; j <= npw; j++) {
+			r = "prog." pw[j] "." peers[i]
+			why = has(r) ? (has("prog." pw[j] ".trace_base") ? "" : "no row 5") : (has(r ".unavailable") ? v[r ".unavailable"] : "not in the run")
+			if (j == 1)
+				first = why
+			else if (why != first)
+				same = 0
+			if (why != "")
+				line = line (line == "" ? "" : ", ") pwname[pw[j]] ": " why
+		}
+		if (same && first != "")
+			line = first
+		if (line != "")
+			missing = missing (missing == "" ? "" : "; ") peerno[i] " " line
+	}
+	goal("every peer row measured in the same run", missing == "" ? "yes (5a, 5d-5g, every workload)" : "no: " missing, missing == "")
+}
 END {
+	if (only_programs) {
+		programs()
+		exit
+	}
 	nops = split("getpid read16 close_ebadf pipe_rtt page_fault", ops, " ")
 	split("getpid read close", names, " ")
 	print "ktau overhead: instructions per operation (make bench; qemu-system-x86_64 -icount shift=0, 1 CPU)"
@@ -252,4 +385,12 @@ END {
 	goal("events per second drained by ktau-trace without loss",
 		ok ? sprintf("%.1f M/s (%d events, %d lost)", ev / ins * 1000, ev, dl) : "-",
 		ok ? dl == 0 : "")
+
+	# the whole programs, when the run has them
+	for (k in v)
+		if (k ~ /^prog\./) {
+			print ""
+			programs()
+			break
+		}
 }' "$results"

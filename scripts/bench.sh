@@ -22,11 +22,19 @@
 # bench-nokt and qemu kernels, printed raw with the differences: a few
 # minutes, for work on the hooks.
 #
+# Whole programs (issue 35): each of the three guests then also runs real
+# programs to completion on fixed inputs (scripts/bench-inputs.sh packs
+# them into the bench initramfs: busybox tar/gzip, sort, md5sum, a busybox
+# sh script of 1 000 execs, ScaLAPACK's xdlu under Open MPI), timed by
+# bench/progtime, after its per-call rows in the same boot; the table's
+# "Whole programs" section.
+#
 # --role ROLE: only the kernel and guest run of one role (nokt: ktau
 # compiled out; ktau; trace: the tracing kernel and the peers; quick: the
 # per-call rows on the ktau kernel; read: the /proc/ktau/profile reads
-# alone), printed as the guest's raw BENCH lines, for work on one part of
-# the table.
+# alone; programs: the whole programs alone, on all three kernels, one
+# boot each, then the table's "Whole programs" section), printed as the
+# guest's raw BENCH lines, for work on one part of the table.
 #
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
 # nproc), BENCH_TIMEOUT (seconds per guest run, default 1800), QEMU_MEM
@@ -43,12 +51,13 @@ root=$out/rootfs
 initrd=$out/initramfs.cpio.gz
 initrd_trace=$out/initramfs-trace.cpio.gz
 mkdir -p "$out"
-usage() { printf 'usage: scripts/bench.sh [--quick | --role nokt|ktau|trace|quick|read]\n' >&2; exit 2; }
+usage() { printf 'usage: scripts/bench.sh [--quick | --role nokt|ktau|trace|quick|read|programs]\n' >&2; exit 2; }
 kernel_of() {	# kernel_of ROLE: the config (tests/configs/NAME.config) of its kernel
 	case $1 in
-	nokt) echo bench-nokt ;;
-	ktau | quick | read) echo qemu ;;
-	trace) echo bench-trace ;;
+	nokt | programs-nokt) echo bench-nokt ;;
+	ktau | quick | read | programs-ktau) echo qemu ;;
+	trace | programs-trace) echo bench-trace ;;
+	programs) echo bench-nokt qemu bench-trace ;;
 	esac
 }
 quick=
@@ -66,6 +75,10 @@ kernels="bench-nokt qemu bench-trace"
 roles="nokt ktau trace"
 [ -z "$quick" ] || { kernels="bench-nokt qemu"; roles="nokt ktau"; }
 [ -z "$only" ] || { kernels=$(kernel_of "$only"); roles=$only; }
+[ "$only" != programs ] || roles="programs-nokt programs-ktau programs-trace"
+# the whole programs: after each kernel's own rows in the full run
+programs=
+[ -n "$quick" ] || case "$only" in '' | programs) programs=1 ;; esac
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -74,6 +87,11 @@ start=$(date +%s)
 say "building libktau and the benchmark programs"
 make -s -C "$top" bench-programs >"$out/programs.log" 2>&1 ||
 	die "building the benchmark programs failed (see $out/programs.log)"
+# libktau-mpi for the MPI workload's merged row (Open MPI's mpicc needed)
+if [ -n "$programs" ] && command -v mpicc >/dev/null; then
+	make -s -C "$top" mpi >>"$out/programs.log" 2>&1 ||
+		die "building libktau-mpi failed (see $out/programs.log)"
+fi
 
 for k in $kernels; do
 	say "building kernel $k (log: $out/kernel-$k.log)"
@@ -94,12 +112,17 @@ rm -rf "$root"
 mkdir -p "$root/bench"
 cp "$BUILD"/user/bench/* "$BUILD/user/bin/ktau-trace" "$root/bench/"
 "$top/scripts/bench-tracers.sh" "$root" strace perf >&2
-if [ "$roles" != trace ]; then
+if [ -n "$programs" ]; then
+	say "writing the whole programs' inputs (scripts/bench-inputs.sh)"
+	"$top/scripts/bench-inputs.sh" "$root" "$BUILD/user" ||
+		die "writing the whole programs' inputs failed"
+fi
+if [ "$roles" != trace ] && [ "$roles" != programs-trace ]; then
 	EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd" bench ||
 		die "packing the initramfs failed"
 fi
 case " $roles " in
-*" trace "*)
+*" trace "* | *" programs-trace "*)
 	say "packing the tracing kernel's initramfs (with bpftrace)"
 	"$top/scripts/bench-tracers.sh" "$root" bpftrace >&2
 	EXTRA=$root KMOD='' "$top/tests/qemu/mkinitramfs.sh" "$root" "$initrd_trace" bench ||
@@ -107,19 +130,44 @@ case " $roles " in
 	;;
 esac
 
+# progress: the guest's "INFO: programs:" lines, as its log grows
+follow() {	# follow LOG: tail in the background (its id: follower)
+	tail -n +1 -F "$1" 2>/dev/null > >(grep --line-buffered -a '^INFO: programs:' |
+		sed -u 's/^INFO: programs: /==>   /' >&2) &
+	follower=$!
+}
 for role in $roles; do
 	kernel=$BUILD/bzImage-$(kernel_of "$role")
 	rd=$initrd mem=${QEMU_MEM:-1G}
-	[ "$role" != trace ] || { rd=$initrd_trace mem=${QEMU_MEM:-2G}; }
-	say "guest run: $role ($kernel, log: $out/guest-$role.log)"
+	case $role in trace | programs-trace) rd=$initrd_trace mem=${QEMU_MEM:-2G} ;; esac
+	what=$role
+	[ -z "$quick" ] || what=quick
+	# the whole programs in the same boot, after the role's own rows
+	case $role in nokt | ktau | trace) [ -z "$programs" ] || what="$role,programs-$role" ;; esac
+	say "guest run: $what ($kernel, log: $out/guest-$role.log)"
+	: >"$out/guest-$role.log"
+	follower=
+	[ -z "$programs" ] || follow "$out/guest-$role.log"
 	QEMU_SMP=1 QEMU_MEM=$mem "$top/tests/qemu/run-guest.sh" \
 		--mode bench --icount 0 --kernel "$kernel" --initrd "$rd" \
-		--append "norandmaps ktaubench=$([ -n "$quick" ] && echo quick || echo "$role")" --timeout "$BENCH_TIMEOUT" \
-		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1 ||
-		die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
+		--append "norandmaps ktaubench=$what" --timeout "$BENCH_TIMEOUT" \
+		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1
+	status=$?
+	# the tail ends; its grep and sed see the end of their input
+	[ -z "$follower" ] || { kill "$follower" 2>/dev/null; wait "$follower" 2>/dev/null; }
+	[ $status -eq 0 ] || die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"
 done
 
+if [ "$only" = programs ]; then
+	cat "$out"/bench-programs-nokt.txt "$out"/bench-programs-ktau.txt \
+		"$out"/bench-programs-trace.txt >"$out/bench-programs.txt"
+	say "done in $(( $(date +%s) - start )) s; raw results: $out/bench-programs.txt"
+	cat "$out/bench-programs.txt"
+	echo
+	"$top/scripts/bench-table.sh" --programs "$out/bench-programs.txt"
+	exit 0
+fi
 if [ -n "$only" ]; then
 	say "done in $(( $(date +%s) - start )) s; raw results: $out/bench-$only.txt"
 	cat "$out/bench-$only.txt"

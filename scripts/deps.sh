@@ -10,7 +10,8 @@
 #   demo   `make demo`: build the kernel, the user space and the guest
 #          root, boot it in QEMU
 #   mpi    `make demo-mpi`: demo + Open MPI (libktau-mpi, the guest's job)
-#   bench  `make bench`: demo + the tracers it compares ktau with
+#   bench  `make bench`: demo + the tracers it compares ktau with, and
+#          the whole programs' MPI workload (Open MPI, ScaLAPACK's tests)
 #   deb    `make deb`, `make deb-kernel`: the kernel's build + packaging
 #   check  `make check`, `check-long`, `check-debian`, `make fuzz`: demo,
 #          mpi and deb + every checker and reader the tests use
@@ -38,7 +39,10 @@ mpi="openmpi-bin libopenmpi-dev gfortran"
 # libraries; bpftrace too (rows 5f, 5g), and dwarves for pahole, which the
 # bench's tracing kernel needs to build its BTF (bpftrace reads
 # /sys/kernel/btf/vmlinux). Neither is needed to build or install ktau.
-bench="strace linux-perf bpftrace dwarves"
+# The whole-program rows' MPI workload: Open MPI (the guest's runtime;
+# mpicc for libktau-mpi, its merged row) and ScaLAPACK's test programs
+# (scalapack-mpi-test: xdlu, the LU factorization test the guest runs).
+bench="strace linux-perf bpftrace dwarves openmpi-bin libopenmpi-dev scalapack-mpi-test"
 # deb: debhelper and lintian for make deb (dpkg-dev comes with
 # build-essential); rsync for make deb-kernel (the kernel's
 # headers_install, linux-libc-dev); Debian's kernel config

@@ -139,6 +139,88 @@ out=$("$table" "$tmp/fault.txt" 2>&1)
 [ "$(verdict 'page fault: <= +60')" = met ]
 check fault-60-met $? "'$(line 'page fault: <= +60')'"
 
+# issue 35: the section "Whole programs", only when the run has them
+out=$("$table" "$tmp/run.txt" 2>&1)
+case $out in *"Whole programs"*) false ;; esac
+check programs-absent $? "a run without whole programs printed the section"
+# each workload of the ktau kernel at its goal's edge: row 3 exactly 1 %
+# over row 1 (mpi exactly 0.1 %), trace + profile exactly 3 %; one peer
+# row not measured (its reason), the static programs' merged row n/a
+{
+	for w in "tree 400000000" "text 200000000" "proc 300000000" "mpi 250000000"; do
+		# shellcheck disable=SC2086 # the words of the workload
+		set -- $w
+		echo "BENCH prog.$1.nokt $2"
+		echo "BENCH prog.$1.off $2"
+		echo "BENCH prog.$1.on $(($2 + $2 / 100))"
+		echo "BENCH prog.$1.traceprof $(($2 + 3 * $2 / 100))"
+		echo "BENCH prog.$1.trace_base $(($2 + $2 / 20))"
+		echo "BENCH prog.$1.ftrace_syscalls $(($2 + $2 / 10))"
+		echo "BENCH prog.$1.strace $((2 * $2))"
+		echo "BENCH prog.$1.perf_trace $((3 * $2))"
+		echo "BENCH prog.$1.bpftrace_latency $(($2 + $2 / 5))"
+		[ "$1" = mpi ] && echo "BENCH prog.$1.merged $(($2 + $2 / 25))" ||
+			echo "BENCH prog.$1.merged.unavailable n/a (static)"
+		echo "BENCH prog.$1.bpftrace_count.unavailable bpftrace did not attach: ERROR: no BTF"
+	done
+	echo "BENCH prog.tree.on.syscalls 60600"
+	echo "BENCH prog.tree.on.faults 404"
+	echo "BENCH prog.tree.on.ctxsw 8080"
+} >"$tmp/prog.txt"
+sed 's/^BENCH prog.mpi.on .*/BENCH prog.mpi.on 250250000/' "$tmp/prog.txt" >"$tmp/prog-edge.txt"
+out=$("$table" --programs "$tmp/prog-edge.txt" 2>&1)
+check programs-runs $? "$out"
+[ "$(printf '%s\n' "$out" | head -n 1 | cut -c 1-15)" = "Whole programs:" ]
+check programs-only $? "--programs: '$(printf '%s\n' "$out" | head -n 1)'"
+expect programs-row-3 '3 ktau on (vs 1)' "3 ktau on (vs 1) +1.00 % +1.00 % +1.00 % +0.10 %"
+expect programs-row-1 '1 ktau compiled out (instructions)' \
+	"1 ktau compiled out (instructions) 400000000 200000000 300000000 250000000"
+expect programs-merged '4 merged: libktau-mpi preloaded' \
+	"4 merged: libktau-mpi preloaded (vs 1) n/a (static) n/a (static) n/a (static) +4.00 %"
+expect programs-peer-base '5d strace -c -f (vs 5)' "5d strace -c -f (vs 5) +90.48 % +90.48 % +90.48 % +90.48 %"
+expect programs-unavailable '5f bpftrace count' \
+	"5f bpftrace count per (pid, syscall) (vs 5) unavailable unavailable unavailable unavailable"
+expect programs-reason '  unavailable, row 5f' \
+	" unavailable, row 5f: file tree: bpftrace did not attach: ERROR: no BTF; text: bpftrace did not attach: ERROR: no BTF; process: bpftrace did not attach: ERROR: no BTF; mpi: bpftrace did not attach: ERROR: no BTF"
+expect programs-per-m 'system calls' "system calls 150.0 - - -"
+expect programs-on-1 'ktau on: <= 1 % on every workload' \
+	"ktau on: <= 1 % on every workload file tree +1.00 %, text +1.00 %, process +1.00 %, mpi +0.10 % met"
+expect programs-mpi-0.1 'ktau on: <= 0.1 % on the MPI' "ktau on: <= 0.1 % on the MPI workload mpi +0.10 % met"
+expect programs-trace-3 'trace + profile: <= 3 %' \
+	"trace + profile: <= 3 % on every workload file tree +3.00 %, text +3.00 %, process +3.00 %, mpi +3.00 % met"
+expect programs-peers 'every peer row measured' \
+	"every peer row measured in the same run no: 5f bpftrace did not attach: ERROR: no BTF NOT met"
+# one instruction over each edge
+sed -e 's/^BENCH prog.mpi.on .*/BENCH prog.mpi.on 250250001/' \
+	-e 's/^BENCH prog.text.on .*/BENCH prog.text.on 202000001/' \
+	-e 's/^BENCH prog.proc.traceprof .*/BENCH prog.proc.traceprof 309000001/' \
+	"$tmp/prog-edge.txt" >"$tmp/prog-over.txt"
+out=$("$table" --programs "$tmp/prog-over.txt" 2>&1)
+[ "$(verdict 'ktau on: <= 1 % on every workload')" = "NOT met" ]
+check programs-on-over $? "'$(line 'ktau on: <= 1 %')'"
+[ "$(verdict 'ktau on: <= 0.1 % on the MPI')" = "NOT met" ]
+check programs-mpi-over $? "'$(line 'ktau on: <= 0.1 %')'"
+[ "$(verdict 'trace + profile: <= 3 %')" = "NOT met" ]
+check programs-trace-over $? "'$(line 'trace + profile: <= 3 %')'"
+# the whole MPI workload not in the run: its cells a dash, goals on it
+# NOT measured, and the peers' goal names what is missing
+grep -v '^BENCH prog\.mpi\.' "$tmp/prog-edge.txt" >"$tmp/prog-nompi.txt"
+out=$("$table" --programs "$tmp/prog-nompi.txt" 2>&1)
+check programs-nompi-runs $? "$out"
+expect programs-nompi-row '3 ktau on (vs 1)' "3 ktau on (vs 1) +1.00 % +1.00 % +1.00 % -"
+[ "$(verdict 'ktau on: <= 0.1 % on the MPI')" = "NOT measured" ]
+check programs-nompi-goal $? "'$(line 'ktau on: <= 0.1 %')'"
+grep -v '^BENCH prog\..*bpftrace_count' "$tmp/prog-edge.txt" >"$tmp/prog-peers.txt"
+out=$("$table" --programs "$tmp/prog-peers.txt" 2>&1)
+expect programs-peers-met 'every peer row measured' \
+	"every peer row measured in the same run no: 5f not in the run NOT met"
+# the full table: the section after the others
+cat "$tmp/run.txt" "$tmp/prog-edge.txt" >"$tmp/all.txt"
+out=$("$table" "$tmp/all.txt" 2>&1)
+expect programs-in-table '3 ktau on (vs 1)' "3 ktau on (vs 1) 253 (+46) 445 (+46) 259 (+46) 8045 (+433) 6054 (+68)"
+[ "$(printf '%s\n' "$out" | grep -c '^Whole programs:')" = 1 ]
+check programs-in-table-section $? "the full table has no 'Whole programs' section"
+
 # a results file that cannot be read: a message and status 1
 out=$("$table" "$tmp/absent.txt" 2>&1)
 rc=$?
