@@ -34,7 +34,9 @@
  *             Without ktau the faults are /proc/vmstat's pgfault, when
  *             the kernel has it
  *
- * Prints "INFO: progtime LABEL: ..." with every run's count.
+ * Prints "INFO: progtime LABEL: ..." with every run's count, and "BENCH
+ * LABEL.max N", the most instructions of a run, so that a reader can
+ * tell a difference between rows from the runs' own spread.
  * Exit status: 0 done; 1 COMMAND failed (its status is printed) or a
  * system call failed; 2 bad usage.
  */
@@ -194,7 +196,7 @@ static int run_before(const char *before)
 
 int main(int argc, char **argv)
 {
-	uint64_t t[PROGTIME_MAX_RUNS], best = UINT64_MAX;
+	uint64_t t[PROGTIME_MAX_RUNS], best = UINT64_MAX, worst = 0;
 	struct counts c0, c1, best_counts = { -1, -1, -1 };
 	const char *before = NULL, *out = "/dev/null", *label;
 	int opt, runs = 3, with_counts = 0;
@@ -267,6 +269,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t[r] = t1 - t0;
+		if (t[r] > worst)
+			worst = t[r];
 		if (t[r] < best) {
 			best = t[r];
 			best_counts.faults = diff(c0.faults, c1.faults);
@@ -277,6 +281,7 @@ int main(int argc, char **argv)
 	}
 	printf("INFO: progtime %s: runs%s\n", label, info);
 	printf("BENCH %s %" PRIu64 "\n", label, best);
+	printf("BENCH %s.max %" PRIu64 "\n", label, worst);
 	if (with_counts) {
 		if (best_counts.faults >= 0)
 			printf("BENCH %s.faults %lld\n", label, best_counts.faults);

@@ -153,6 +153,13 @@ function pper(w, what) {
 		return "-"
 	return sprintf("%.1f", num("prog." w ".on." what) * 1e6 / num("prog." w ".on"))
 }
+# the spread of the runs of row r of workload w, in %
+function pspread(w, r,    k) {
+	k = "prog." w "." r
+	if (!has(k) || !has(k ".max") || num(k) <= 0)
+		return "-"
+	return sprintf("%.2f %%", (num(k ".max") - num(k)) * 100 / num(k))
+}
 # goal over workloads (each "" = all): row r within pct % of base
 function pgoal(text, r, base, pct, which,    i, w, ok, line, x) {
 	ok = 1; line = ""
@@ -198,6 +205,11 @@ function programs(    i, j, r, w, peers, npeer, missing, why, line, same, first,
 	printf "%-50s %14s %14s %14s %14s\n", "system calls", pper("tree", "syscalls"), pper("text", "syscalls"), pper("proc", "syscalls"), pper("mpi", "syscalls")
 	printf "%-50s %14s %14s %14s %14s\n", "page faults", pper("tree", "faults"), pper("text", "faults"), pper("proc", "faults"), pper("mpi", "faults")
 	printf "%-50s %14s %14s %14s %14s\n", "context switches", pper("tree", "ctxsw"), pper("text", "ctxsw"), pper("proc", "ctxsw"), pper("mpi", "ctxsw")
+	print ""
+	print "spread of the runs of a row, (most - fewest) / fewest: a difference between rows below it is noise"
+	printf "%-50s %14s %14s %14s %14s\n", "row 1, ktau compiled out", pspread("tree", "nokt"), pspread("text", "nokt"), pspread("proc", "nokt"), pspread("mpi", "nokt")
+	printf "%-50s %14s %14s %14s %14s\n", "row 2, ktau in, all groups off", pspread("tree", "off"), pspread("text", "off"), pspread("proc", "off"), pspread("mpi", "off")
+	printf "%-50s %14s %14s %14s %14s\n", "row 3, ktau on", pspread("tree", "on"), pspread("text", "on"), pspread("proc", "on"), pspread("mpi", "on")
 	print ""
 	printf "%-52s %-50s %s\n", "goal: whole programs", "measured", "result"
 	pgoal("ktau on: <= 1 % on every workload", "on", "nokt", 1, "")

@@ -130,10 +130,19 @@ case " $roles " in
 	;;
 esac
 
-# progress: the guest's "INFO: programs:" lines, as its log grows
-follow() {	# follow LOG: tail in the background (its id: follower)
-	tail -n +1 -F "$1" 2>/dev/null > >(grep --line-buffered -a '^INFO: programs:' |
-		sed -u 's/^INFO: programs: /==>   /' >&2) &
+# progress: the guest's "INFO: programs:" lines, as its log grows (a
+# loop that looks every 5 s: it ends by its id, with nothing under it but
+# a sleep)
+follow() {	# follow LOG: in the background; its id: follower
+	(
+		seen=0
+		while sleep 5; do
+			n=$(grep -a -c '^INFO: programs:' "$1")
+			[ "$n" -gt "$seen" ] || continue
+			grep -a '^INFO: programs:' "$1" | sed -n "$((seen + 1)),${n}s/^INFO: programs: /==>   /p" >&2
+			seen=$n
+		done
+	) &
 	follower=$!
 }
 for role in $roles; do
@@ -153,7 +162,6 @@ for role in $roles; do
 		--append "norandmaps ktaubench=$what" --timeout "$BENCH_TIMEOUT" \
 		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1
 	status=$?
-	# the tail ends; its grep and sed see the end of their input
 	[ -z "$follower" ] || { kill "$follower" 2>/dev/null; wait "$follower" 2>/dev/null; }
 	[ $status -eq 0 ] || die "the $role guest run failed: $(grep FAIL "$out/guest-$role.result")"
 	grep -aoE 'BENCH [^ ]+ .*' "$out/guest-$role.log" >"$out/bench-$role.txt"

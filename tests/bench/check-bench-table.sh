@@ -190,6 +190,10 @@ expect programs-trace-3 'trace + profile: <= 3 %' \
 	"trace + profile: <= 3 % on every workload file tree +3.00 %, text +3.00 %, process +3.00 %, mpi +3.00 % met"
 expect programs-peers 'every peer row measured' \
 	"every peer row measured in the same run no: 5f bpftrace did not attach: ERROR: no BTF NOT met"
+# the spread of a row's runs, from its most instructions (.max)
+{ cat "$tmp/prog-edge.txt"; echo "BENCH prog.tree.on.max 424200000"; } >"$tmp/prog-max.txt"
+out=$("$table" --programs "$tmp/prog-max.txt" 2>&1)
+expect programs-spread 'row 3, ktau on' "row 3, ktau on 5.00 % - - -"
 # one instruction over each edge
 sed -e 's/^BENCH prog.mpi.on .*/BENCH prog.mpi.on 250250001/' \
 	-e 's/^BENCH prog.text.on .*/BENCH prog.text.on 202000001/' \
