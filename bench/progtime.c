@@ -29,7 +29,8 @@
  *             system calls and page faults of COMMAND and every
  *             descendant, from this process's children total
  *             (/proc/self/ktau; progtime is a child subreaper, so orphans
- *             are counted too), and "BENCH LABEL.ctxsw N" (/proc/stat
+ *             are counted too), "BENCH LABEL.execve N", the execve()
+ *             calls among them, and "BENCH LABEL.ctxsw N" (/proc/stat
  *             ctxt: system wide, and the guest runs nothing else).
  *             Without ktau the faults are /proc/vmstat's pgfault, when
  *             the kernel has it
@@ -58,7 +59,7 @@
 #define PROGTIME_MAX_RUNS	64
 
 struct counts {
-	long long faults, ctxsw, syscalls;	/* -1: not known */
+	long long faults, ctxsw, syscalls, execs;	/* -1: not known */
 };
 
 static void usage(void)
@@ -97,7 +98,7 @@ static void children_counts(struct counts *c)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		char line[4096], name[128], group[64];
-		long long syscalls = 0, faults = 0, calls;
+		long long syscalls = 0, faults = 0, execs = 0, calls;
 		int in_children = 0, pending = 0, found = 0;
 		FILE *f = fopen("/proc/self/ktau", "re");
 
@@ -116,6 +117,8 @@ static void children_counts(struct counts *c)
 				   sscanf(line, "func %*s %*s %127s %63s %lld", name, group, &calls) == 3) {
 				if (!strcmp(group, "syscall"))
 					syscalls += calls;
+				if (!strcmp(name, "execve"))
+					execs += calls;
 				else if (!strcmp(name, "page_fault"))
 					faults += calls;
 			}
@@ -126,6 +129,7 @@ static void children_counts(struct counts *c)
 		if (!pending) {
 			c->syscalls = syscalls;
 			c->faults = faults;
+			c->execs = execs;
 			return;
 		}
 		usleep(1000);
@@ -135,7 +139,7 @@ static void children_counts(struct counts *c)
 /* ktau's counts when it has them, else the kernel's own (system wide) */
 static void read_counts(struct counts *c, int with_counts)
 {
-	c->faults = c->ctxsw = c->syscalls = -1;
+	c->faults = c->ctxsw = c->syscalls = c->execs = -1;
 	if (!with_counts)
 		return;
 	children_counts(c);
@@ -197,7 +201,7 @@ static int run_before(const char *before)
 int main(int argc, char **argv)
 {
 	uint64_t t[PROGTIME_MAX_RUNS], best = UINT64_MAX, worst = 0;
-	struct counts c0, c1, best_counts = { -1, -1, -1 };
+	struct counts c0, c1, best_counts = { -1, -1, -1, -1 };
 	const char *before = NULL, *out = "/dev/null", *label;
 	int opt, runs = 3, with_counts = 0;
 	char info[64 * 24] = "";
@@ -276,6 +280,7 @@ int main(int argc, char **argv)
 			best_counts.faults = diff(c0.faults, c1.faults);
 			best_counts.ctxsw = diff(c0.ctxsw, c1.ctxsw);
 			best_counts.syscalls = diff(c0.syscalls, c1.syscalls);
+			best_counts.execs = diff(c0.execs, c1.execs);
 		}
 		snprintf(info + strlen(info), sizeof(info) - strlen(info), " %" PRIu64, t[r]);
 	}
@@ -289,6 +294,8 @@ int main(int argc, char **argv)
 			printf("BENCH %s.ctxsw %lld\n", label, best_counts.ctxsw);
 		if (best_counts.syscalls >= 0)
 			printf("BENCH %s.syscalls %lld\n", label, best_counts.syscalls);
+		if (best_counts.execs >= 0)
+			printf("BENCH %s.execve %lld\n", label, best_counts.execs);
 	}
 	fflush(stdout);
 	return 0;

@@ -153,6 +153,10 @@ function pper(w, what) {
 		return "-"
 	return sprintf("%.1f", num("prog." w ".on." what) * 1e6 / num("prog." w ".on"))
 }
+# a count of the row 3 run itself
+function pcount(w, what) {
+	return has("prog." w ".on." what) ? v["prog." w ".on." what] : "-"
+}
 # the spread of the runs of row r of workload w, in %
 function pspread(w, r,    k) {
 	k = "prog." w "." r
@@ -205,6 +209,7 @@ function programs(    i, j, r, w, peers, npeer, missing, why, line, same, first,
 	printf "%-50s %14s %14s %14s %14s\n", "system calls", pper("tree", "syscalls"), pper("text", "syscalls"), pper("proc", "syscalls"), pper("mpi", "syscalls")
 	printf "%-50s %14s %14s %14s %14s\n", "page faults", pper("tree", "faults"), pper("text", "faults"), pper("proc", "faults"), pper("mpi", "faults")
 	printf "%-50s %14s %14s %14s %14s\n", "context switches", pper("tree", "ctxsw"), pper("text", "ctxsw"), pper("proc", "ctxsw"), pper("mpi", "ctxsw")
+	printf "%-50s %14s %14s %14s %14s\n", "execve() calls in the run (not per million)", pcount("tree", "execve"), pcount("text", "execve"), pcount("proc", "execve"), pcount("mpi", "execve")
 	print ""
 	print "spread of the runs of a row, (most - fewest) / fewest: a difference between rows below it is noise"
 	printf "%-50s %14s %14s %14s %14s\n", "row 1, ktau compiled out", pspread("tree", "nokt"), pspread("text", "nokt"), pspread("proc", "nokt"), pspread("mpi", "nokt")

@@ -166,6 +166,7 @@ check programs-absent $? "a run without whole programs printed the section"
 	echo "BENCH prog.tree.on.syscalls 60600"
 	echo "BENCH prog.tree.on.faults 404"
 	echo "BENCH prog.tree.on.ctxsw 8080"
+	echo "BENCH prog.proc.on.execve 501"
 } >"$tmp/prog.txt"
 sed 's/^BENCH prog.mpi.on .*/BENCH prog.mpi.on 250250000/' "$tmp/prog.txt" >"$tmp/prog-edge.txt"
 out=$("$table" --programs "$tmp/prog-edge.txt" 2>&1)
@@ -183,6 +184,7 @@ expect programs-unavailable '5f bpftrace count' \
 expect programs-reason '  unavailable, row 5f' \
 	" unavailable, row 5f: file tree: bpftrace did not attach: ERROR: no BTF; text: bpftrace did not attach: ERROR: no BTF; process: bpftrace did not attach: ERROR: no BTF; mpi: bpftrace did not attach: ERROR: no BTF"
 expect programs-per-m 'system calls' "system calls 150.0 - - -"
+expect programs-execve 'execve() calls' "execve() calls in the run (not per million) - - 501 -"
 expect programs-on-1 'ktau on: <= 1 % on every workload' \
 	"ktau on: <= 1 % on every workload file tree +1.00 %, text +1.00 %, process +1.00 %, mpi +0.10 % met"
 expect programs-mpi-0.1 'ktau on: <= 0.1 % on the MPI' "ktau on: <= 0.1 % on the MPI workload mpi +0.10 % met"
