@@ -185,10 +185,10 @@ tracepoint:raw_syscalls:sys_exit {
 #   mpi   ScaLAPACK's LU test (Debian's xdlu), 2 ranks of Open MPI
 # The row "on" also prints the run's system calls, page faults (ktau's
 # children total) and context switches, as .syscalls, .faults, .ctxsw.
-# Every boot first runs each workload once, unmeasured: the first run of
-# a workload in a boot costs 1 to 3 % more than the next ones (the
-# process workload: 408.9 M instructions, then 396.7 M), as caches and
-# free lists fill, and every row should start from the same state.
+# Every boot first runs each workload once, unmeasured, so that no row
+# pays a first run: on the bench-nokt kernel the MPI workload's first run
+# of a boot took 290.3 M instructions, the next ones 280.8 M at least (the
+# others' first runs are within 0.1 % of the next).
 P=/bench/progs
 PROG_RUNS=3
 # MPI's runs vary most (its ranks spin, yielding the CPU, until a message
