@@ -277,7 +277,14 @@ programs() {	# programs nokt|ktau|trace: the rows of that kernel
 		# libktau-mpi where the program loads libraries: busybox is static
 		for w in $PROG_WORKLOADS; do
 			case $w in
-			mpi) prog_one mpi merged ;;
+			mpi)
+				# (a library the loader cannot find is skipped, with a warning)
+				if [ -e /usr/local/lib/libktau-mpi.so ]; then
+					prog_one mpi merged
+				else
+					echo "BENCH prog.mpi.merged.unavailable no libktau-mpi in the initramfs (make mpi: Open MPI's mpicc)"
+				fi
+				;;
 			*) echo "BENCH prog.$w.merged.unavailable n/a (static)" ;;
 			esac
 		done
