@@ -2,18 +2,22 @@
 /*
  * schedhint — exact schedule_vol callpaths through the schedule hints.
  *
- * A task that blocks under a system call opens its schedule_vol frame
- * through two per-table hints naming the records it last blocked in,
- * each checked against its caller's record.  A reader thread registers
- * a user context word and blocks in read() on an empty pipe under
- * contexts 1, 2 and 3 in turn (three callers for two hints: one always
- * misses), and in readv() under context 1 after every third read (a
- * second caller in one context).  A waker thread writes each byte only
- * once the reader's open frames show read => schedule_vol (readv =>
- * schedule_vol), and waits for the reader's acknowledgement of each
- * read before the next: every read blocks exactly once.  (A sleep would
- * not: a timer that fires before nanosleep() reaches schedule() returns
- * at once.)  Then a clear (a new table, no hints) and the same again.
+ * A task that blocks under a system call has its schedule_vol record
+ * found, as it is switched back in, through two per-table hints naming
+ * the records it last blocked in, each checked against its caller's
+ * record.  A reader thread registers a user context word and blocks in
+ * read() on an empty pipe under contexts 1, 2 and 3 in turn (three
+ * callers for two hints: one always misses), and in readv() under
+ * context 1 after every third read (a second caller in one context).  A
+ * waker thread writes each byte only once the reader's open frames show
+ * read => schedule_vol (readv => schedule_vol), and waits for the
+ * reader's acknowledgement of each read before the next: every read
+ * blocks exactly once.  (A sleep would not: a timer that fires before
+ * nanosleep() reaches schedule() returns at once.)  An open line is
+ * listed only when its callers' records exist, and a call's record comes
+ * at its first stop: so each phase begins with one read (readv) per
+ * context that does not block, the byte already in the pipe.  Then a
+ * clear (a new table, no hints) and the same again.
  *
  * After each phase, the reader's own profile must hold, per context,
  * exactly its blocking reads as read => schedule_vol and readv =>
@@ -193,7 +197,18 @@ static void check_phase(const char *phase)
 static void reader_phase(void)
 {
 	struct iovec iov;
-	char byte;
+	char byte = 0;
+
+	/* the callers' records, so that the waker sees each block */
+	for (int i = 0; i < 4; i++) {
+		context_word = i < 3 ? 1 + i : 1;
+		iov.iov_base = &byte;
+		iov.iov_len = 1;
+		if (write(data_pipe[1], &byte, 1) != 1 ||
+		    (i < 3 ? read(data_pipe[0], &byte, 1) : readv(data_pipe[0], &iov, 1)) != 1)
+			phase_error = EIO;
+		context_word = 0;
+	}
 
 	for (int i = 0; i < ROUNDS; i++) {
 		context_word = 1 + i % 3;

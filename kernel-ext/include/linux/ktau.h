@@ -86,7 +86,11 @@ enum ktau_handler_type {
 /*
  * The seed's BG/L handler: called at every instrumentation point of the
  * groups it was registered for, in the context of the task the point is
- * charged to, with interrupts disabled.  It must not sleep.
+ * charged to, with interrupts disabled.  It must not sleep.  The
+ * scheduler group's points come from the context switch, with the
+ * runqueue locked: there it must not wake a task either.  A schedule
+ * frame's start is delivered when its task is switched in again, just
+ * before its stop, each with its own TSC.
  */
 typedef void (*ktau_handler_fn)(unsigned int fid, unsigned int type,
 				const char *name, void *data);
@@ -143,14 +147,11 @@ void __ktau_irq_exit(void);
 void __ktau_fault_enter_user(void);
 void __ktau_fault_enter_kernel(void);
 void __ktau_fault_exit(void);
-void __ktau_schedule_enter(void);
-void __ktau_preempt_enter(void);
-void __ktau_schedule_exit(void);
-void __ktau_preempt_irq_enter(void);
-void __ktau_preempt_irq_exit(void);
+void __ktau_switch_out(void);
+void __ktau_switch_in(void);
 
-DECLARE_STATIC_CALL(ktau_schedule_start, __ktau_schedule_enter);
-DECLARE_STATIC_CALL(ktau_schedule_stop, __ktau_schedule_exit);
+DECLARE_STATIC_CALL(ktau_switch_out_call, __ktau_switch_out);
+DECLARE_STATIC_CALL(ktau_switch_in_call, __ktau_switch_in);
 
 /**
  * ktau_get_fid() - the function id of a kernel routine, registered if new
@@ -618,41 +619,26 @@ static __always_inline void ktau_fault_exit(void)
 }
 
 /*
- * schedule(): voluntary when the task blocks (it is not runnable), else
- * a preemption.  Interrupts are on.  Its two hooks, on the path of every
- * blocking call, are static calls that follow the scheduler group's key
- * (NULL while it is off): a 5-byte no-op each, where a static branch
- * costs the no-op and, at -Os, a jump over its call.
+ * A context switch, in __schedule(): the task switched out waits in a
+ * schedule frame (schedule_vol when it blocked, schedule_invol when it
+ * was still runnable) that closes when it is switched in again, so that
+ * its wait is charged to it, and whatever runs meanwhile to the task that
+ * ran.  Both hooks run with interrupts off and the runqueue locked: the
+ * out hook as the task that leaves, before context_switch(); the in hook
+ * as the task that comes back, in finish_task_switch() before the
+ * runqueue is unlocked (a new task passes it too, from schedule_tail(),
+ * with nothing to close).  A schedule() that switches to nobody else
+ * passes neither.  Static calls that follow the scheduler group's key (NULL
+ * while it is off): a 5-byte no-op each on the path of every switch.
  */
-static __always_inline void ktau_schedule_enter(void)
+static __always_inline void ktau_switch_out(void)
 {
-	static_call_cond(ktau_schedule_start)();
+	static_call_cond(ktau_switch_out_call)();
 }
 
-/* preempt_schedule_common(): a preemption.  Interrupts are on. */
-static __always_inline void ktau_preempt_enter(void)
+static __always_inline void ktau_switch_in(void)
 {
-	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_preempt_enter();
-}
-
-/* schedule()'s and preempt_schedule_common()'s stop. */
-static __always_inline void ktau_schedule_exit(void)
-{
-	static_call_cond(ktau_schedule_stop)();
-}
-
-/* preempt_schedule_irq(): a preemption, with interrupts off. */
-static __always_inline void ktau_preempt_irq_enter(void)
-{
-	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_preempt_irq_enter();
-}
-
-static __always_inline void ktau_preempt_irq_exit(void)
-{
-	if (ktau_group_on(KTAU_GROUP_SCHED))
-		__ktau_preempt_irq_exit();
+	static_call_cond(ktau_switch_in_call)();
 }
 
 /*
@@ -754,11 +740,8 @@ static inline void ktau_irq_enter(void) { }
 static inline void ktau_irq_exit(void) { }
 static inline void ktau_fault_enter(bool user_mode) { }
 static inline void ktau_fault_exit(void) { }
-static inline void ktau_schedule_enter(void) { }
-static inline void ktau_preempt_enter(void) { }
-static inline void ktau_schedule_exit(void) { }
-static inline void ktau_preempt_irq_enter(void) { }
-static inline void ktau_preempt_irq_exit(void) { }
+static inline void ktau_switch_out(void) { }
+static inline void ktau_switch_in(void) { }
 static inline int ktau_context_prctl(int option, unsigned long arg2,
 				     unsigned long arg3, unsigned long arg4,
 				     unsigned long arg5)

@@ -13,6 +13,7 @@
  */
 #include <linux/cred.h>
 #include <linux/export.h>
+#include <linux/irq_work.h>
 #include <linux/llist.h>
 #include <linux/overflow.h>
 #include <linux/ptrace.h>
@@ -35,8 +36,8 @@ DEFINE_STATIC_KEY_FALSE(ktau_sysfast_key);
 DEFINE_STATIC_KEY_FALSE(ktau_fast_key);
 
 /* schedule()'s hooks: set while the scheduler group's key is on. */
-DEFINE_STATIC_CALL_NULL(ktau_schedule_start, __ktau_schedule_enter);
-DEFINE_STATIC_CALL_NULL(ktau_schedule_stop, __ktau_schedule_exit);
+DEFINE_STATIC_CALL_NULL(ktau_switch_out_call, __ktau_switch_out);
+DEFINE_STATIC_CALL_NULL(ktau_switch_in_call, __ktau_switch_in);
 
 /* Every system call reads ktau_gen_state; control changes are rare. */
 u32 ktau_gen __read_mostly;
@@ -186,6 +187,8 @@ static void ktau_reserve_refill(struct work_struct *work)
 
 static DECLARE_WORK(ktau_reserve_work, ktau_reserve_refill);
 
+static void ktau_queue_work(struct work_struct *work);
+
 /*
  * This CPU's reserve table for @tsk, or NULL.  Interrupts are off.  A
  * user task's is charged to its (real) user, who must have room for it:
@@ -210,7 +213,7 @@ static struct ktau_table *ktau_reserve_take(struct task_struct *tsk)
 			ktau_table_free_rcu(t);
 		return NULL;
 	}
-	schedule_work(&ktau_reserve_work);
+	ktau_queue_work(&ktau_reserve_work);
 	if (ret == -ENOENT)
 		ktau_grow_request(tsk, t);
 	return t;
@@ -454,17 +457,14 @@ static struct ktau_entry *ktau_record(struct task_struct *tsk, unsigned int i,
 
 /* ---- start and stop ---------------------------------------------- */
 
-static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
+/* A start of a profiled @fid: the profile only, no trace, no handler. */
+static void __ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_entry *caller;
 	struct ktau_frame *f;
 	unsigned int d;
 
-	ktau_handlers(fid, KTAU_HANDLER_START, now);
-	/* its group's key is on for the trace alone */
-	if (unlikely(!ktau_fid_profiled(fid)))
-		return;
 	ktau_stack_check(kt);
 	d = kt->depth;
 	if (unlikely(d >= KTAU_MAX_DEPTH)) {
@@ -498,17 +498,54 @@ static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 	kt->depth = d + 1;
 }
 
+static void ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
+{
+	ktau_handlers(fid, KTAU_HANDLER_START, now);
+	/* its group's key is on for the trace alone */
+	if (likely(ktau_fid_profiled(fid)))
+		__ktau_push(tsk, fid, now);
+}
+
 /*
  * Close the innermost open frame of @fid.  Frames above it lost their
  * stop (e.g. a disabled group's) and are discarded; a stop with no
  * matching frame (its start was switched off) records nothing.
  */
-static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
+/*
+ * The stop of a profiled @fid: the profile only.  Returns whether it
+ * closed a frame.
+ */
+static bool __ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	struct ktau_frame *f;
 	unsigned int i;
 	u64 incl;
+
+	ktau_stack_check(kt);
+	if (unlikely(kt->depth > KTAU_MAX_DEPTH)) {
+		if (--kt->depth == KTAU_MAX_DEPTH)
+			kt->stack[KTAU_MAX_DEPTH - 1].deeper_groups = 0;
+		return false;
+	}
+	i = kt->depth;
+	while (i && ktau_frame_fid(kt, i - 1) != fid)
+		i--;
+	if (unlikely(!i))
+		return false;
+	kt->depth = --i;
+	f = &kt->stack[i];
+	incl = ktau_elapsed(f->start, now);
+	ktau_record(tsk, i, incl, ktau_excl(incl, f->child));
+	if (i)
+		kt->stack[i - 1].child += incl;
+	return true;
+}
+
+static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	unsigned int i;
 
 	if (unlikely(!ktau_fid_profiled(fid))) {
 		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
@@ -518,24 +555,8 @@ static void ktau_pop(struct task_struct *tsk, unsigned int fid, u64 now)
 			kt->depth = i - 1;
 		return;
 	}
-	ktau_stack_check(kt);
-	if (unlikely(kt->depth > KTAU_MAX_DEPTH)) {
-		if (--kt->depth == KTAU_MAX_DEPTH)
-			kt->stack[KTAU_MAX_DEPTH - 1].deeper_groups = 0;
-		return;
-	}
-	i = kt->depth;
-	while (i && ktau_frame_fid(kt, i - 1) != fid)
-		i--;
-	if (unlikely(!i))
-		return;
-	kt->depth = --i;
-	f = &kt->stack[i];
-	incl = ktau_elapsed(f->start, now);
-	ktau_record(tsk, i, incl, ktau_excl(incl, f->child));
-	ktau_handlers(fid, KTAU_HANDLER_STOP, now);
-	if (i)
-		kt->stack[i - 1].child += incl;
+	if (__ktau_pop(tsk, fid, now))
+		ktau_handlers(fid, KTAU_HANDLER_STOP, now);
 }
 
 /* Close every valid open frame now, innermost first.  Interrupts are off. */
@@ -946,49 +967,6 @@ static __always_inline bool ktau_sched_hint_is(const struct ktau_table *t,
 }
 
 /*
- * Open a schedule frame as frame @d (1 <= @d < KTAU_MAX_DEPTH) of @kt
- * through the table's schedule hints of its kind: a task blocks again
- * and again under the same call (a pipe reader in read(), a futex wait),
- * so the hints name the records it was last timed in (two: a merged
- * profile's reads alternate between user routines), and a record's
- * caller says whether it is this frame's: the caller's record is frame
- * @d - 1's.  One compare, where a start through the hint slots looks up
- * the caller's record and then its own.  With a frame open, current is
- * neither the idle task nor an exited one (they open none), and
- * schedule() never runs in an NMI: the may-record test is not needed.
- * The caller tested ktau_fast_key; interrupts are off.  Returns false,
- * having changed nothing, when the general start must take it.
- */
-static __always_inline bool ktau_sched_push_fast(struct ktau_task *kt,
-						 unsigned int d, bool invol,
-						 u64 now)
-{
-	struct ktau_table *t = ktau_task_table(kt);
-	const u16 *hint = t->sched_hint[invol];
-	unsigned int off = hint[0];
-	struct ktau_frame *f;
-	u32 caller, key;
-
-	if (kt->gen != READ_ONCE(ktau_gen) || d - 1 >= KTAU_MAX_DEPTH - 1)
-		return false;
-	caller = ktau_frame_key(kt, d - 1);
-	if (unlikely(!ktau_sched_hint_is(t, off, caller, &key))) {
-		off = hint[1];
-		if (!ktau_sched_hint_is(t, off, caller, &key))
-			return false;
-	}
-	f = &kt->stack[d];
-	/* a count that carried: its stop takes the slow path, which moves it */
-	f->key = key & ~KTAU_REC_CARRIED;
-	f->rec = ktau_hint_id(off);
-	f->deeper_groups = 0;
-	f->child = 0;
-	f->start = now;
-	kt->depth = d + 1;
-	return true;
-}
-
-/*
  * After a general start of a schedule frame as frame @d: name its record
  * in the first schedule hint of its kind (the first one's goes second),
  * when the frame is open, a caller's callee, and its record known (from
@@ -1020,188 +998,239 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 }
 
 /*
- * A schedule frame's start the hint did not take, or with the fast paths
- * off.  Interrupts are off.
+ * A context switch (include/linux/ktau.h): the out hook keeps, in the
+ * leaving task's first free frame slot, the time and the kind, as a key
+ * no frame has (its low half, the function id's, is 0); past the deepest
+ * frame a flag says it.  The in hook closes the schedule frame with the
+ * task's next clock read: its record takes the time, its caller's frame
+ * the time as its child's.  So a wait costs one slot write and one
+ * record update, and nothing is open while the task is away: readers
+ * show the slot as an open schedule frame (view.c).
+ *
+ * The hooks run with the runqueue locked: their general paths set
+ * ktau_in_switch, so that a table refill is kicked, not woken.
  */
-static __always_inline void __ktau_sched_open(struct ktau_task *kt,
-					      bool invol, u64 now)
-{
-	unsigned int fid = ktau_sched_fid(invol), d = kt->depth;
+static DEFINE_PER_CPU(bool, ktau_in_switch);
 
-	/* with only the trace on, no frame will say which kind it was */
-	if (ktau_trace_on())
-		assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags, invol);
-	if (unlikely(!ktau_may_record()))
-		return;
-	if (ktau_push_fast(current, fid, now, d))
-		ktau_trace_fast(fid, KTAU_HANDLER_START, now);
-	else
-		ktau_push(current, fid, now);
-	if (static_branch_likely(&ktau_fast_key))
-		ktau_sched_rehint(kt, d, invol);
+/* The trace's start, at the switch, unless the task is exiting for good. */
+static noinline void ktau_switch_out_trace(struct ktau_task *kt, u32 key,
+					   u64 now)
+{
+	if (!test_bit(KTAU_TASK_DEAD, &kt->flags))
+		ktau_trace_point(ktau_sched_fid(key == KTAU_SWITCH_KEY(true)),
+				 KTAU_HANDLER_START, now);
 }
 
-/* Out of line: the hints' start saves no registers for it. */
-static noinline void ktau_sched_open(struct ktau_task *kt, bool invol,
-				     u64 now)
+static noinline void ktau_switch_out_deep(struct ktau_task *kt, u32 key,
+					  u64 now)
 {
-	__ktau_sched_open(kt, invol, now);
-}
-
-/* A schedule frame's start, ktau_fast_key on.  Interrupts are off. */
-static __always_inline void ktau_sched_start(bool invol)
-{
-	struct ktau_task *kt = ktau_current();
-	u64 now = ktau_arch_now();
-
-	if (unlikely(!ktau_sched_push_fast(kt, kt->depth, invol, now))) {
-		ktau_sched_open(kt, invol, now);
-		return;
-	}
-	if (static_branch_unlikely(&ktau_trace_key)) {
-		assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags, invol);
-		ktau_trace_point(ktau_sched_fid(invol), KTAU_HANDLER_START,
-				 now);
-	}
-}
-
-/* Whichever kind of schedule frame the task opened is on top now. */
-static __always_inline void __ktau_sched_close(struct ktau_task *kt, u64 now)
-{
-	const unsigned int vol = ktau_sched_fid(false);
-	const unsigned int invol = ktau_sched_fid(true);
-	unsigned int top;
-
-	if (unlikely(!ktau_may_record()))
-		return;
-	if (unlikely(!ktau_group_profiled(KTAU_GROUP_SCHED))) {
-		ktau_handlers(test_bit(KTAU_TASK_SCHED_INVOL, &kt->flags) ?
-			      invol : vol, KTAU_HANDLER_STOP, now);
-		return;
-	}
-	ktau_stack_check(kt);
-	if (kt->depth && kt->depth <= KTAU_MAX_DEPTH) {
-		top = ktau_frame_fid(kt, kt->depth - 1);
-		if (top == vol || top == invol)
-			ktau_pop(current, top, now);
-	} else if (kt->depth) {
-		ktau_pop(current, vol, now);
-	}
-}
-
-/* Out of line: the inline stop saves no registers for it. */
-static noinline void ktau_sched_close(struct ktau_task *kt, u64 now)
-{
-	__ktau_sched_close(kt, now);
+	assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags,
+		   key == KTAU_SWITCH_KEY(true));
+	set_bit(KTAU_TASK_SWITCHED_DEEP, &kt->flags);
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_switch_out_trace(kt, key, now);
 }
 
 /*
- * The inline stop, ktau_fast_key on: a frame open (so current may
- * record, as above), a schedule frame's on top.
+ * Current leaves the CPU.  It blocked (schedule_vol) when it is no longer
+ * queued, or queued only until its delayed dequeue: the rule psi uses.
+ * Leaving, it is queued (on_rq 1) or not (0), never migrating (2), so
+ * the kind is 1 + on_rq - sched_delayed: 1 blocked, 2 runnable, the
+ * caller field of KTAU_SWITCH_KEY().  The idle task records nothing.
  */
-static __always_inline void ktau_sched_stop(void)
+void __ktau_switch_out(void)
 {
-	const unsigned int vol = ktau_sched_fid(false);
-	const unsigned int invol = ktau_sched_fid(true);
-	struct ktau_task *kt = ktau_current();
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
+	unsigned int d = kt->depth;
+	u32 key;
+	u64 now;
+
+	lockdep_assert_irqs_disabled();
+	if (unlikely(is_idle_task(tsk)))
+		return;
+	key = KTAU_REC_KEY(1 + READ_ONCE(tsk->on_rq) - tsk->se.sched_delayed,
+			   0);
+	now = ktau_arch_now();
+	if (unlikely(d >= KTAU_MAX_DEPTH)) {
+		ktau_switch_out_deep(kt, key, now);
+		return;
+	}
+	kt->stack[d].start = now;
+	/* after the start: readers take the key first (view.c) */
+	smp_wmb();
+	WRITE_ONCE(kt->stack[d].key, key);
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_switch_out_trace(kt, key, now);
+}
+
+/* After a switch's record: the trace's stop, the shared counters. */
+static noinline void ktau_switch_in_events(struct task_struct *tsk,
+					   unsigned int fid, u64 now)
+{
+	ktau_trace_fast(fid, KTAU_HANDLER_STOP, now);
+	ktau_counters_touch(tsk);
+}
+
+/*
+ * The general paths: a frame opened at the switch out (the slot above
+ * the task's frames keeps its time and kind) and closed now, as
+ * current's callee.  A control change since the task's stack was last
+ * checked discards the wait: it may have begun before the change.  The
+ * handlers get the start and the stop here, in the task's context; the
+ * trace got its start at the switch out.
+ */
+static noinline void ktau_switch_in_slow(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	unsigned int d = kt->depth;
+	struct ktau_frame *f = &kt->stack[d];
+	bool invol = f->key == KTAU_SWITCH_KEY(true);
+	unsigned int fid = ktau_sched_fid(invol);
+	u64 now = ktau_arch_now(), out = f->start;
+
+	WRITE_ONCE(f->key, 0);
+	/* switched out once its exit folded it: it records nothing */
+	if (test_bit(KTAU_TASK_DEAD, &kt->flags))
+		return;
+	if (static_branch_unlikely(&ktau_handler_key)) {
+		ktau_call_handlers(fid, KTAU_HANDLER_START, out);
+		ktau_call_handlers(fid, KTAU_HANDLER_STOP, now);
+	}
+	ktau_switch_in_events(tsk, fid, now);
+	if (!ktau_fid_profiled(fid))
+		return;
+	if (kt->gen != READ_ONCE(ktau_gen)) {
+		ktau_stack_check(kt);
+		return;
+	}
+	this_cpu_write(ktau_in_switch, true);
+	__ktau_push(tsk, fid, out);
+	if (static_branch_likely(&ktau_fast_key))
+		ktau_sched_rehint(kt, d, invol);
+	__ktau_pop(tsk, fid, now);
+	this_cpu_write(ktau_in_switch, false);
+}
+
+/* Past the deepest frame the wait was only counted, as a push there is. */
+static noinline void ktau_switch_in_deep(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
 	u64 now = ktau_arch_now();
-	unsigned int d = kt->depth, top;
+	unsigned int fid;
+
+	if (!test_and_clear_bit(KTAU_TASK_SWITCHED_DEEP, &kt->flags) ||
+	    test_bit(KTAU_TASK_DEAD, &kt->flags))
+		return;
+	fid = ktau_sched_fid(test_bit(KTAU_TASK_SCHED_INVOL, &kt->flags));
+	if (static_branch_unlikely(&ktau_handler_key)) {
+		ktau_call_handlers(fid, KTAU_HANDLER_START, now);
+		ktau_call_handlers(fid, KTAU_HANDLER_STOP, now);
+	}
+	ktau_switch_in_events(tsk, fid, now);
+	if (ktau_fid_profiled(fid) && kt->gen == READ_ONCE(ktau_gen))
+		ktau_drop(kt);
+}
+
+/* A switch in with no frame open, or past the deepest. */
+static noinline void ktau_switch_in_edge(struct task_struct *tsk)
+{
+	struct ktau_task *kt = &tsk->ktau;
 	u32 key;
 
-	if (likely(d - 1 < KTAU_MAX_DEPTH)) {
-		key = ktau_frame_key(kt, d - 1);
-		top = ktau_key_fid(key);
-		if ((top == vol || top == invol) &&
-		    ktau_pop_top_fast(current, d, key, now)) {
-			ktau_trace_fast(top, KTAU_HANDLER_STOP, now);
+	if (kt->depth) {
+		ktau_switch_in_deep(tsk);
+		return;
+	}
+	key = kt->stack[0].key;
+	if (key == KTAU_SWITCH_KEY(false) || key == KTAU_SWITCH_KEY(true))
+		ktau_switch_in_slow(tsk);
+}
+
+/*
+ * Current is back (finish_task_switch(), the runqueue still locked).
+ * Its schedule frame is closed through the table's schedule hints of
+ * its kind: a task blocks again and again under the same call (a pipe
+ * reader in read(), a futex wait), so the hints name the records it was
+ * last timed in (two: a merged profile's reads alternate between user
+ * routines), and a record's caller says whether it is this frame's: the
+ * caller's record is frame @d - 1's.  Anything else (a handler, a control change, a
+ * miss, a new callpath, no caller) takes the general paths.  Every call
+ * out is a tail call: the common case saves no register.
+ */
+void __ktau_switch_in(void)
+{
+	struct task_struct *tsk = current;
+	struct ktau_task *kt = &tsk->ktau;
+	unsigned int d = kt->depth, off;
+	struct ktau_table *t;
+	struct ktau_frame *f;
+	const u16 *hint;
+	u32 key, caller;
+	s64 incl;
+	u64 now;
+
+	lockdep_assert_irqs_disabled();
+	/* no caller's frame below the slot, or no slot */
+	if (unlikely(d - 1 >= KTAU_MAX_DEPTH - 1)) {
+		ktau_switch_in_edge(tsk);
+		return;
+	}
+	f = &kt->stack[d];
+	key = f->key;
+	if (key != KTAU_SWITCH_KEY(false) && key != KTAU_SWITCH_KEY(true))
+		return;
+	if (!static_branch_likely(&ktau_fast_key) ||
+	    kt->gen != READ_ONCE(ktau_gen)) {
+		ktau_switch_in_slow(tsk);
+		return;
+	}
+	t = ktau_task_table(kt);
+	/* the hints of its kind: key >> 14 is 4 blocked, 8 runnable */
+	BUILD_BUG_ON(sizeof(t->sched_hint[0]) != 4 ||
+		     KTAU_SWITCH_KEY(true) >> 14 != 8);
+	hint = (const void *)t->sched_hint[0] + (key >> 14) - 4;
+	caller = f[-1].key;
+	off = hint[0];
+	if (unlikely(!ktau_sched_hint_is(t, off, caller, &key))) {
+		off = hint[1];
+		if (!ktau_sched_hint_is(t, off, caller, &key)) {
+			ktau_switch_in_slow(tsk);
 			return;
 		}
 	}
-	ktau_sched_close(kt, now);
+	/* read late: fewer values live through the lookup */
+	now = ktau_arch_now();
+	incl = now - f->start;
+	/* a count that carried: the general stop moves it */
+	if (unlikely((key & KTAU_REC_CARRIED) || incl < 0)) {
+		ktau_switch_in_slow(tsk);
+		return;
+	}
+	WRITE_ONCE(f->key, 0);
+	ktau_entry_add((struct ktau_entry *)((void *)t->rec + off), incl,
+		       incl);
+	f[-1].child += incl;
+	if (static_branch_unlikely(&ktau_trace_key) ||
+	    static_branch_unlikely(&ktau_counters_key.key))
+		ktau_switch_in_events(tsk, KTAU_REC_FID(key), now);
 }
 
 /*
- * The scheduler hooks while the fast paths are off (the trace alone, a
- * handler, a group not profiled): out of line, so that the hooks test
- * ktau_fast_key before they read anything for the fast paths.
- * Interrupts are on.
+ * After the hooks are NULL: a task whose in hook was skipped keeps its
+ * slot's key, which a later in hook must not take for its own.  The
+ * task may run meanwhile: only a switch key is replaced.
  */
-static noinline void ktau_sched_enter_general(bool invol)
+static void ktau_switch_forget(struct task_struct *p, void *arg)
 {
-	local_irq_disable();
-	__ktau_sched_open(ktau_current(), invol, ktau_arch_now());
-	local_irq_enable();
-}
+	struct ktau_task *kt = &p->ktau;
+	unsigned int i;
 
-static noinline void ktau_sched_exit_general(void)
-{
-	local_irq_disable();
-	__ktau_sched_close(ktau_current(), ktau_arch_now());
-	local_irq_enable();
-}
-
-/*
- * schedule() and preempt_schedule_common() run with interrupts on: no
- * state to save and restore (lockdep checks it).  schedule() is
- * voluntary when the task blocks: it is not runnable (the rule that
- * counts nvcsw); read here, so that the hook's caller reads nothing
- * while ktau is off.
- */
-static __always_inline void ktau_sched_enter(bool invol)
-{
-	lockdep_assert_irqs_enabled();
-	if (!static_branch_likely(&ktau_fast_key)) {
-		ktau_sched_enter_general(invol);
-		return;
+	for (i = 0; i < KTAU_MAX_DEPTH; i++) {
+		cmpxchg(&kt->stack[i].key, KTAU_SWITCH_KEY(false), 0);
+		cmpxchg(&kt->stack[i].key, KTAU_SWITCH_KEY(true), 0);
 	}
-	local_irq_disable();
-	ktau_sched_start(invol);
-	local_irq_enable();
-}
-
-void __ktau_schedule_enter(void)
-{
-	ktau_sched_enter(task_is_running(current));
-}
-
-void __ktau_preempt_enter(void)
-{
-	ktau_sched_enter(true);
-}
-
-void __ktau_schedule_exit(void)
-{
-	lockdep_assert_irqs_enabled();
-	ktau_counters_touch(current);
-	if (!static_branch_likely(&ktau_fast_key)) {
-		ktau_sched_exit_general();
-		return;
-	}
-	local_irq_disable();
-	ktau_sched_stop();
-	local_irq_enable();
-}
-
-/* preempt_schedule_irq(): interrupts are off around it. */
-void __ktau_preempt_irq_enter(void)
-{
-	lockdep_assert_irqs_disabled();
-	if (!static_branch_likely(&ktau_fast_key)) {
-		ktau_sched_open(ktau_current(), true, ktau_arch_now());
-		return;
-	}
-	ktau_sched_start(true);
-}
-
-void __ktau_preempt_irq_exit(void)
-{
-	lockdep_assert_irqs_disabled();
-	ktau_counters_touch(current);
-	if (!static_branch_likely(&ktau_fast_key)) {
-		ktau_sched_close(ktau_current(), ktau_arch_now());
-		return;
-	}
-	ktau_sched_stop();
+	clear_bit(KTAU_TASK_SWITCHED_DEEP, &kt->flags);
 }
 
 /* ---- system calls ---------------------------------------------------- */
@@ -1790,6 +1819,28 @@ static void ktau_grow_worker(struct work_struct *work)
 static DECLARE_WORK(ktau_grow_work, ktau_grow_worker);
 
 /*
+ * Under the runqueue lock (a context switch's hooks), a worker's wakeup
+ * could deadlock: an irq_work queues both workers once interrupts are on
+ * (each finds nothing to do if it was not asked).
+ */
+static void ktau_kick_workers(struct irq_work *work)
+{
+	schedule_work(&ktau_reserve_work);
+	if (!llist_empty(&ktau_grow_list))
+		schedule_work(&ktau_grow_work);
+}
+
+static DEFINE_IRQ_WORK(ktau_kick_work, ktau_kick_workers);
+
+static void ktau_queue_work(struct work_struct *work)
+{
+	if (this_cpu_read(ktau_in_switch))
+		irq_work_queue(&ktau_kick_work);
+	else
+		schedule_work(work);
+}
+
+/*
  * Ask for a bigger table for @tsk (current, interrupts off), once until
  * it comes.  Tables stop growing at the per-task record limit.
  */
@@ -1803,7 +1854,7 @@ void ktau_grow_request(struct task_struct *tsk, struct ktau_table *t)
 	if (tsk->flags & PF_KTHREAD) {
 		get_task_struct(tsk);
 		llist_add(&kt->grow_node, &ktau_grow_list);
-		schedule_work(&ktau_grow_work);
+		ktau_queue_work(&ktau_grow_work);
 		return;
 	}
 	init_task_work(&kt->grow_work, ktau_grow_task_work);
@@ -1827,13 +1878,14 @@ void ktau_group_calls_set(unsigned int group, bool on)
 		break;
 	case KTAU_GROUP_SCHED:
 		if (on) {
-			static_call_update(ktau_schedule_stop,
-					   __ktau_schedule_exit);
-			static_call_update(ktau_schedule_start,
-					   __ktau_schedule_enter);
+			static_call_update(ktau_switch_in_call,
+					   __ktau_switch_in);
+			static_call_update(ktau_switch_out_call,
+					   __ktau_switch_out);
 		} else {
-			static_call_update(ktau_schedule_start, NULL);
-			static_call_update(ktau_schedule_stop, NULL);
+			static_call_update(ktau_switch_out_call, NULL);
+			static_call_update(ktau_switch_in_call, NULL);
+			ktau_walk_tasks(ktau_switch_forget, NULL);
 		}
 		break;
 	}

@@ -367,10 +367,18 @@ unsigned int ktau_fids_refused(void);
 /* ---- recording core (core.c) ---------------------------------------- */
 
 /* ktau_task.flags bits */
+/*
+ * The key a context switch leaves in the task's first free frame slot
+ * until it is switched in (core.c): no frame has a key whose low half,
+ * the function id's, is 0.
+ */
+#define KTAU_SWITCH_KEY(invol)	KTAU_REC_KEY(1 + (invol), 0)
+
 enum {
 	KTAU_TASK_DEAD,		/* exited: its profile was folded */
 	KTAU_TASK_GROWING,	/* a bigger table is on its way */
-	KTAU_TASK_SCHED_INVOL,	/* trace: its schedule() is a preemption */
+	KTAU_TASK_SCHED_INVOL,	/* its switch past the deepest frame: preempted */
+	KTAU_TASK_SWITCHED_DEEP, /* switched out past the deepest frame */
 	KTAU_TASK_TRACE_READER,	/* has /proc/ktau/trace open: not traced */
 	KTAU_TASK_COUNTERS_STALE, /* a clear swapped its table (counters.c) */
 	KTAU_TASK_COUNTERS_DIRTY, /* its area may differ from its table */

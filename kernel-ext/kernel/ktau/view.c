@@ -336,6 +336,9 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 	/* the depth before the frames it covers */
 	smp_rmb();
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
+	/* and the first free slot, where a switched out task waits */
+	if (depth < KTAU_MAX_DEPTH)
+		depth++;
 	for (i = 0; i < depth; i++) {
 		c->frame[i].start = READ_ONCE(kt->stack[i].start);
 		c->frame[i].child = READ_ONCE(kt->stack[i].child);
@@ -378,6 +381,18 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 	now = ktau_arch_now();
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
 	gen = c->state >> 32;
+	/* switched out: its schedule frame is open (core.c) */
+	if (depth < KTAU_MAX_DEPTH &&
+	    (c->frame[depth].key == KTAU_SWITCH_KEY(false) ||
+	     c->frame[depth].key == KTAU_SWITCH_KEY(true))) {
+		unsigned int point = KTAU_SP_SCHEDULE_VOL;
+
+		if (c->frame[depth].key == KTAU_SWITCH_KEY(true))
+			point = KTAU_SP_SCHEDULE_INVOL;
+		c->frame[depth].key = KTAU_REC_LOW(KTAU_FID_STATIC(point));
+		c->frame[depth].child = 0;
+		depth++;
+	}
 	/*
 	 * the outermost frame's user context: the value its start kept for a
 	 * slow path to find, or through its record
