@@ -1001,7 +1001,9 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
  * A context switch (include/linux/ktau.h): the out hook keeps, in the
  * leaving task's first free frame slot, the time and the kind, as a key
  * no frame has (its low half, the function id's, is 0); past the deepest
- * frame a flag says it.  The in hook closes the schedule frame with the
+ * frame a flag says it.  With no frame open the slot is the second
+ * (ktau_switch_slot()): the first one's key may name a call open while
+ * its group is not profiled (ktau_syscall_open()).  The in hook closes the schedule frame with the
  * task's next clock read: its record takes the time, its caller's frame
  * the time as its child's.  So a wait costs one slot write and one
  * record update, and nothing is open while the task is away: readers
@@ -1013,22 +1015,32 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 static DEFINE_PER_CPU(bool, ktau_in_switch);
 
 /* The trace's start, at the switch, unless the task is exiting for good. */
-static noinline void ktau_switch_out_trace(struct ktau_task *kt, u32 key,
+static noinline void ktau_switch_out_trace(struct task_struct *tsk, u32 key,
 					   u64 now)
 {
-	if (!test_bit(KTAU_TASK_DEAD, &kt->flags))
+	if (!test_bit(KTAU_TASK_DEAD, &tsk->ktau.flags))
 		ktau_trace_point(ktau_sched_fid(key == KTAU_SWITCH_KEY(true)),
 				 KTAU_HANDLER_START, now);
 }
 
-static noinline void ktau_switch_out_deep(struct ktau_task *kt, u32 key,
+/* The out hook with no frame open, or past the deepest frame. */
+static noinline void ktau_switch_out_edge(struct task_struct *tsk, u32 key,
 					  u64 now)
 {
-	assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags,
-		   key == KTAU_SWITCH_KEY(true));
-	set_bit(KTAU_TASK_SWITCHED_DEEP, &kt->flags);
+	struct ktau_task *kt = &tsk->ktau;
+
+	if (kt->depth) {
+		assign_bit(KTAU_TASK_SCHED_INVOL, &kt->flags,
+			   key == KTAU_SWITCH_KEY(true));
+		set_bit(KTAU_TASK_SWITCHED_DEEP, &kt->flags);
+	} else {
+		kt->stack[1].start = now;
+		/* after the start, as in __ktau_switch_out() */
+		smp_wmb();
+		WRITE_ONCE(kt->stack[1].key, key);
+	}
 	if (static_branch_unlikely(&ktau_trace_key))
-		ktau_switch_out_trace(kt, key, now);
+		ktau_switch_out_trace(tsk, key, now);
 }
 
 /*
@@ -1052,8 +1064,8 @@ void __ktau_switch_out(void)
 	key = KTAU_REC_KEY(1 + READ_ONCE(tsk->on_rq) - tsk->se.sched_delayed,
 			   0);
 	now = ktau_arch_now();
-	if (unlikely(d >= KTAU_MAX_DEPTH)) {
-		ktau_switch_out_deep(kt, key, now);
+	if (unlikely(d - 1 >= KTAU_MAX_DEPTH - 1)) {
+		ktau_switch_out_edge(tsk, key, now);
 		return;
 	}
 	kt->stack[d].start = now;
@@ -1061,7 +1073,7 @@ void __ktau_switch_out(void)
 	smp_wmb();
 	WRITE_ONCE(kt->stack[d].key, key);
 	if (static_branch_unlikely(&ktau_trace_key))
-		ktau_switch_out_trace(kt, key, now);
+		ktau_switch_out_trace(tsk, key, now);
 }
 
 /* After a switch's record: the trace's stop, the shared counters. */
@@ -1084,10 +1096,11 @@ static noinline void ktau_switch_in_slow(struct task_struct *tsk)
 {
 	struct ktau_task *kt = &tsk->ktau;
 	unsigned int d = kt->depth;
-	struct ktau_frame *f = &kt->stack[d];
+	struct ktau_frame *f = &kt->stack[ktau_switch_slot(d)];
 	bool invol = f->key == KTAU_SWITCH_KEY(true);
 	unsigned int fid = ktau_sched_fid(invol);
 	u64 now = ktau_arch_now(), out = f->start;
+	u32 open_call = kt->stack[0].key;
 
 	WRITE_ONCE(f->key, 0);
 	/* switched out once its exit folded it: it records nothing */
@@ -1110,6 +1123,9 @@ static noinline void ktau_switch_in_slow(struct task_struct *tsk)
 		ktau_sched_rehint(kt, d, invol);
 	__ktau_pop(tsk, fid, now);
 	this_cpu_write(ktau_in_switch, false);
+	/* a call open while its group is not profiled keeps its key */
+	if (!d)
+		kt->stack[0].key = open_call;
 }
 
 /* Past the deepest frame the wait was only counted, as a push there is. */
@@ -1142,7 +1158,7 @@ static noinline void ktau_switch_in_edge(struct task_struct *tsk)
 		ktau_switch_in_deep(tsk);
 		return;
 	}
-	key = kt->stack[0].key;
+	key = kt->stack[1].key;
 	if (key == KTAU_SWITCH_KEY(false) || key == KTAU_SWITCH_KEY(true))
 		ktau_switch_in_slow(tsk);
 }

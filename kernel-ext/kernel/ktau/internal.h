@@ -374,6 +374,16 @@ unsigned int ktau_fids_refused(void);
  */
 #define KTAU_SWITCH_KEY(invol)	KTAU_REC_KEY(1 + (invol), 0)
 
+/*
+ * Its slot: the first free one, the second with no frame open (the
+ * first one's key may name a call open while its group is not
+ * profiled).
+ */
+static inline unsigned int ktau_switch_slot(unsigned int depth)
+{
+	return depth ? depth : 1;
+}
+
 enum {
 	KTAU_TASK_DEAD,		/* exited: its profile was folded */
 	KTAU_TASK_GROWING,	/* a bigger table is on its way */

@@ -336,9 +336,9 @@ static bool ktau_read_stack(const struct ktau_task *kt,
 	/* the depth before the frames it covers */
 	smp_rmb();
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
-	/* and the first free slot, where a switched out task waits */
+	/* and the slot where a switched out task waits (core.c) */
 	if (depth < KTAU_MAX_DEPTH)
-		depth++;
+		depth = ktau_switch_slot(depth) + 1;
 	for (i = 0; i < depth; i++) {
 		c->frame[i].start = READ_ONCE(kt->stack[i].start);
 		c->frame[i].child = READ_ONCE(kt->stack[i].child);
@@ -365,7 +365,7 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 {
 	const struct ktau_task *kt = &task->ktau;
 	struct ktau_stack_copy *c = &v->stack;
-	unsigned int i, depth, tries;
+	unsigned int i, depth, slot, tries;
 	u64 now, *incl = c->incl;
 	u32 gen, ctx = 0;
 
@@ -382,13 +382,15 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 	depth = min_t(u32, (u32)c->state, KTAU_MAX_DEPTH);
 	gen = c->state >> 32;
 	/* switched out: its schedule frame is open (core.c) */
+	slot = ktau_switch_slot(depth);
 	if (depth < KTAU_MAX_DEPTH &&
-	    (c->frame[depth].key == KTAU_SWITCH_KEY(false) ||
-	     c->frame[depth].key == KTAU_SWITCH_KEY(true))) {
+	    (c->frame[slot].key == KTAU_SWITCH_KEY(false) ||
+	     c->frame[slot].key == KTAU_SWITCH_KEY(true))) {
 		unsigned int point = KTAU_SP_SCHEDULE_VOL;
 
-		if (c->frame[depth].key == KTAU_SWITCH_KEY(true))
+		if (c->frame[slot].key == KTAU_SWITCH_KEY(true))
 			point = KTAU_SP_SCHEDULE_INVOL;
+		c->frame[depth].start = c->frame[slot].start;
 		c->frame[depth].key = KTAU_REC_LOW(KTAU_FID_STATIC(point));
 		c->frame[depth].child = 0;
 		depth++;
