@@ -379,30 +379,54 @@ static void ktau_root_resolve(struct task_struct *tsk)
 }
 
 /*
+ * The record of @key in @tsk's table: found, then hinted (a record is
+ * hinted from its second use on: the many callpaths a task takes once,
+ * at exec, at its start, would only evict the hot ones) with a carry of
+ * its count moved; or else, if @add, added.  NULL if neither.  A new
+ * callpath, the common case here, costs one probe of the index.
+ */
+static struct ktau_entry *ktau_task_get(struct task_struct *tsk, u32 key,
+					bool add)
+{
+	struct ktau_table *t = ktau_task_table(&tsk->ktau);
+	unsigned int n = t->nrec;
+	struct ktau_entry *e;
+
+	if (!add) {
+		e = ktau_table_lookup(t, key);
+	} else {
+		e = ktau_table_add(t, key);
+		/* not there, and no room: a bigger table, if one is ready */
+		if (!e)
+			return ktau_task_add(tsk, t, key);
+		if (t->nrec != n) {
+			if (unlikely(4 * t->nrec >= 3 * t->maxrec))
+				ktau_grow_request(tsk, t);
+			return e;
+		}
+	}
+	if (e && unlikely(e->key != key)) {
+		e = ktau_rec_uncarry(tsk, e);
+		t = ktau_task_table(&tsk->ktau);
+	}
+	if (e)
+		ktau_table_hint(t, key, e);
+	return e;
+}
+
+/*
  * ktau_frame_entry() when neither the frame's remembered record id nor
- * its key's hint slots name its record: the index, then a new record.
- * A record is hinted from its second use on: the many callpaths a task
- * takes once (at exec, at its start) would only evict the hot ones.
+ * its key's hint slots name its record: the index, or a new record.
  */
 static noinline struct ktau_entry *
 ktau_frame_entry_slow(struct task_struct *tsk, struct ktau_frame *f, u32 key,
 		      bool add)
 {
-	struct ktau_task *kt = &tsk->ktau;
-	struct ktau_table *t = ktau_task_table(kt);
-	struct ktau_entry *e;
+	struct ktau_entry *e = ktau_task_get(tsk, key,
+					     add && ktau_key_addable(key));
 
-	e = ktau_table_lookup(t, key);
-	if (e && unlikely(e->key != key)) {
-		e = ktau_rec_uncarry(tsk, e);
-		t = ktau_task_table(kt);
-	}
 	if (e)
-		ktau_table_hint(t, key, e);
-	else if (add && ktau_key_addable(key))
-		e = ktau_task_add(tsk, t, key);
-	if (e)
-		f->rec = ktau_record_id(ktau_task_table(kt), e);
+		f->rec = ktau_record_id(ktau_task_table(&tsk->ktau), e);
 	return e;
 }
 
@@ -1375,19 +1399,7 @@ static u32 ktau_event_parent(struct task_struct *tsk)
 static noinline struct ktau_entry *ktau_event_entry_slow(struct task_struct *tsk,
 							 u32 key)
 {
-	struct ktau_table *t = ktau_task_table(&tsk->ktau);
-	struct ktau_entry *e = ktau_table_lookup(t, key);
-
-	if (e && unlikely(e->key != key)) {
-		e = ktau_rec_uncarry(tsk, e);
-		t = ktau_task_table(&tsk->ktau);
-	}
-	/* hinted from its second use on, as ktau_frame_entry_slow() does */
-	if (e)
-		ktau_table_hint(t, key, e);
-	else if (ktau_key_addable(key))
-		e = ktau_task_add(tsk, t, key);
-	return e;
+	return ktau_task_get(tsk, key, ktau_key_addable(key));
 }
 
 /* The record of @key, found through its hint or added. */

@@ -267,6 +267,7 @@ bool ktau_table_foreign(const struct ktau_table *t, kuid_t uid);
 int ktau_table_recharge(struct ktau_table *t, kuid_t uid);
 void ktau_table_free(struct ktau_table *t);
 void ktau_table_free_rcu(struct ktau_table *t);
+void ktau_table_keep(struct ktau_table *t);
 size_t ktau_table_bytes(const struct ktau_table *t);
 unsigned int ktau_table_next_size(const struct ktau_table *t,
 				  unsigned int limit);

@@ -161,10 +161,20 @@ void ktau_task_exit(struct task_struct *tsk)
 	ktau_trace_exit();
 	t = ktau_table_swap(kt, ktau_empty_table);
 	local_irq_enable();
-	/* Nothing writes @t now; readers may still copy it under RCU. */
-	lost = *ktau_table_dropped(t) +
-	       ktau_fold_into(&ks->lock, &ks->exited, t->rec, t->nrec,
-			      task_uid(tsk));
+	/*
+	 * Nothing writes @t now; readers may still copy it under RCU.  The
+	 * first thread to exit (a single-threaded process's only one) leaves
+	 * its table as the total: a fold into nothing would copy it.
+	 */
+	lost = *ktau_table_dropped(t);
+	if (!ks->exited && t != ktau_empty_table) {
+		ktau_table_keep(t);
+		ks->exited = t;
+		t = NULL;
+	} else {
+		lost += ktau_fold_into(&ks->lock, &ks->exited, t->rec,
+				       t->nrec, task_uid(tsk));
+	}
 	ks->exited_dropped += lost;
 	ks->exited_threads++;
 	if (tsk->mm && get_dumpable(tsk->mm) != SUID_DUMP_USER)

@@ -119,6 +119,8 @@ static void ktau_mem_uncharge(kuid_t owner, size_t bytes)
 
 /* Tables a /proc reader builds: not counted against ktau_mem_limit. */
 #define KTAU_TABLE_UNCHARGED	0x01
+/* A task's table kept as a process total: readers may still see it. */
+#define KTAU_TABLE_SEEN_RCU	0x02
 
 const struct ktau_alloc ktau_alloc_totals = {
 	.limit = KTAU_RECORDS_LIMIT_MAX,
@@ -146,31 +148,41 @@ static struct ktau_table *ktau_table_alloc(unsigned int maxrec, gfp_t gfp,
 	size_t bytes = ktau_table_footprint(maxrec);
 
 	if (!charged) {
-		t = kvzalloc(ktau_table_size(maxrec), gfp | __GFP_NOWARN);
+		t = kvmalloc(ktau_table_size(maxrec), gfp | __GFP_NOWARN);
 	} else if (maxrec == KTAU_TABLE_MIN_RECORDS) {
 		/* Tasks forked before ktau_init() start without a table. */
 		if (!ktau_table_cache)
 			return NULL;
-		t = kmem_cache_zalloc(ktau_table_cache, gfp);
+		t = kmem_cache_alloc(ktau_table_cache, gfp);
 		if (t)
 			atomic_long_inc(&ktau_min_tables);
 	} else {
 		if (ktau_mem_charge(owner, bytes, gfpflags_allow_blocking(gfp)))
 			return NULL;
 		if (maxrec == KTAU_TABLE_NEXT_RECORDS && ktau_table_next_cache)
-			t = kmem_cache_zalloc(ktau_table_next_cache,
-					      gfp | __GFP_NOWARN);
+			t = kmem_cache_alloc(ktau_table_next_cache,
+					     gfp | __GFP_NOWARN);
 		else
-			t = kvzalloc(ktau_table_size(maxrec),
+			t = kvmalloc(ktau_table_size(maxrec),
 				     gfp | __GFP_NOWARN);
 		if (!t)
 			ktau_mem_uncharge(owner, bytes);
 	}
 	if (!t)
 		return NULL;
-	t->owner = owner;
+	/*
+	 * Zeroed where read before written: the header, the dropped count,
+	 * the index and the first two records, which a hint of 0 names (the
+	 * bytes hint reads a pair) before they exist.  A record is written
+	 * whole when it is added: a task's fork and its growth do not clear
+	 * a kilobyte of records it may never use.
+	 */
+	memset(t, 0, struct_size(t, rec, min(maxrec, 2U)));
 	t->maxrec = maxrec;
 	t->index_bits = ktau_index_bits(maxrec);
+	memset(ktau_table_dropped(t), 0,
+	       sizeof(u64) + (sizeof(u16) << t->index_bits));
+	t->owner = owner;
 	t->flags = charged ? 0 : KTAU_TABLE_UNCHARGED;
 	return t;
 }
@@ -240,13 +252,29 @@ static void ktau_table_uncharge(const struct ktau_table *t)
 		ktau_mem_uncharge(t->owner, ktau_table_bytes(t));
 }
 
-/* Free a table no reader can still see. */
+/*
+ * Free a table no reader can still see, or one ktau_table_keep() kept,
+ * after a grace period; any context but NMI.
+ */
 void ktau_table_free(struct ktau_table *t)
 {
 	if (!t || t == ktau_empty_table)
 		return;
 	ktau_table_uncharge(t);
-	kvfree(t);
+	if (t->flags & KTAU_TABLE_SEEN_RCU)
+		kvfree_rcu(t, rcu);
+	else
+		kvfree(t);
+}
+
+/*
+ * Keep @t, a task's table its exit swapped out, as a process total in
+ * place of a copy: readers that found it through the task may still copy
+ * it under RCU, so whoever frees it frees it after a grace period.
+ */
+void ktau_table_keep(struct ktau_table *t)
+{
+	t->flags |= KTAU_TABLE_SEEN_RCU;
 }
 
 /* Free a table readers may still hold under RCU; any context but NMI. */
@@ -371,8 +399,10 @@ static struct ktau_entry *ktau_table_add_value(struct ktau_table *t, u32 key,
 	if (t->nrec >= t->maxrec)
 		return NULL;
 	e = &t->rec[t->nrec];
+	WRITE_ONCE(e->calls, 0);
 	WRITE_ONCE(e->key, key);
 	WRITE_ONCE(e->incl, value);
+	WRITE_ONCE(e->excl, 0);
 	index[slot] = t->nrec + 1;
 	/* Pairs with smp_load_acquire() of nrec by readers. */
 	smp_store_release(&t->nrec, t->nrec + 1);
