@@ -1183,7 +1183,7 @@ static noinline void ktau_switch_in_edge(struct task_struct *tsk)
 		return;
 	}
 	key = kt->stack[1].key;
-	if (key == KTAU_SWITCH_KEY(false) || key == KTAU_SWITCH_KEY(true))
+	if (ktau_is_switch_key(key))
 		ktau_switch_in_slow(tsk);
 }
 
@@ -1218,7 +1218,7 @@ void __ktau_switch_in(void)
 	}
 	f = &kt->stack[d];
 	key = f->key;
-	if (key != KTAU_SWITCH_KEY(false) && key != KTAU_SWITCH_KEY(true))
+	if (!ktau_is_switch_key(key))
 		return;
 	if (!static_branch_likely(&ktau_fast_key) ||
 	    kt->gen != READ_ONCE(ktau_gen)) {

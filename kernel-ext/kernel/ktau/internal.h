@@ -375,6 +375,12 @@ unsigned int ktau_fids_refused(void);
  */
 #define KTAU_SWITCH_KEY(invol)	KTAU_REC_KEY(1 + (invol), 0)
 
+/* Whether frame key @key is one a switch left. */
+static inline bool ktau_is_switch_key(u32 key)
+{
+	return key == KTAU_SWITCH_KEY(false) || key == KTAU_SWITCH_KEY(true);
+}
+
 /*
  * Its slot: the first free one, the second with no frame open (the
  * first one's key may name a call open while its group is not

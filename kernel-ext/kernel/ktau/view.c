@@ -383,9 +383,7 @@ static int ktau_block_open_frames(struct ktau_view *v, struct ktau_block *blk,
 	gen = c->state >> 32;
 	/* switched out: its schedule frame is open (core.c) */
 	slot = ktau_switch_slot(depth);
-	if (depth < KTAU_MAX_DEPTH &&
-	    (c->frame[slot].key == KTAU_SWITCH_KEY(false) ||
-	     c->frame[slot].key == KTAU_SWITCH_KEY(true))) {
+	if (depth < KTAU_MAX_DEPTH && ktau_is_switch_key(c->frame[slot].key)) {
 		unsigned int point = KTAU_SP_SCHEDULE_VOL;
 
 		if (c->frame[slot].key == KTAU_SWITCH_KEY(true))
