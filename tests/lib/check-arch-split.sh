@@ -3,7 +3,7 @@
 # its asm/ktau.h and its generated asm/ktau_syscall_*.h (the contract at
 # the top of include/linux/ktau.h), so that another architecture adds
 # files under arch/ and touches no generic one.  PASS/FAIL lines:
-#   - no inline asm and no x86 name in include/linux/ktau*.h or
+#   - no inline asm and no x86 or arm64 name in include/linux/ktau*.h or
 #     kernel/ktau/, and no asm/ header but the contract's and
 #     asm/unistd.h (every architecture has __NR_read);
 #   - kernel/ktau/'s Makefile and Kconfig name no architecture;
@@ -39,6 +39,10 @@ report "no inline asm in the generic core" "$found"
 found=$(grep -nE '\b(in_ia32_syscall|__X32_SYSCALL_BIT|CONFIG_X86[A-Z0-9_]*|X86_64|X86|rdtsc|rdtscp|tsc_khz|pcpu_hot|_ASM_[A-Z_]+|EX_TYPE_[A-Z_]+)\b|arch/x86' $generic |
 	grep -vE '"tsc_khz |\.tsc_khz = |u64 tsc_khz;')
 report "no x86 name in the generic core" "$found"
+
+# shellcheck disable=SC2086
+found=$(grep -nE '\b(CONFIG_ARM64[A-Z0-9_]*|ARM64|[Cc][Nn][Tt][Vv][Cc][Tt](_EL0)?|[Cc][Nn][Tt][Ff][Rr][Qq](_EL0)?|arch_timer_[a-z_]+|TIF_32BIT|is_compat_task)\b|arch/arm64' $generic)
+report "no arm64 name in the generic core" "$found"
 
 # shellcheck disable=SC2086
 found=$(grep -nE '#include <asm/' $generic |
