@@ -8,6 +8,10 @@ KTAU_DATE := 2026-11
 
 BUILD      ?= $(CURDIR)/build
 USER_BUILD := $(BUILD)/user
+# ARCH=arm64: the arm64 kernel, cross-built (make kernel ARCH=arm64)
+ifeq ($(ARCH),arm64)
+KCONFIG    ?= qemu-arm64
+endif
 KCONFIG    ?= qemu
 KSRC       ?=
 KBASE      ?= tinyconfig
@@ -43,7 +47,8 @@ help:
 	@echo '  make deps      install the Debian packages of every target (sudo when not root)'
 	@echo '  make deps-demo only what make demo needs; also deps-mpi, deps-bench, deps-deb,'
 	@echo '                 deps-check (scripts/deps.sh --help lists the profiles)'
-	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=)'
+	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=);'
+	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
@@ -78,8 +83,12 @@ deps-demo deps-mpi deps-bench deps-deb deps-check:
 	@scripts/deps.sh $(@:deps-%=%)
 
 kernel:
+ifeq ($(ARCH),arm64)
+	@ARCH=arm64 KSRC='$(KSRC)' KBASE='$(KBASE)' KMODULES='$(KMODULES)' scripts/build-kernel.sh $(KCONFIG)
+else
 	@KSRC='$(KSRC)' KBASE='$(KBASE)' KMODULES='$(KMODULES)' scripts/build-kernel.sh $(KCONFIG)
 	@ln -sf bzImage-$(KCONFIG) $(KERNEL_IMAGE)
+endif
 
 lib:
 	@echo '==> building libktau'

@@ -4,9 +4,13 @@
 # patches/series, merge a config fragment and build bzImage out of tree.
 #
 # usage: scripts/build-kernel.sh [NAME]
-#   NAME     config fragment tests/configs/NAME.config (default: qemu);
-#            the image is written to build/bzImage-NAME
+#   NAME     config fragment tests/configs/NAME.config (default: qemu, or
+#            qemu-arm64 with ARCH=arm64); the image is written to
+#            build/bzImage-NAME (x86-64) or build/Image-NAME (arm64)
 # environment:
+#   ARCH     x86_64 (default, also x86 or unset) or arm64, cross-built
+#            with CROSS_COMPILE (default aarch64-linux-gnu-); an object
+#            directory is configured for one architecture only
 #   KSRC     a Linux 6.12.y source tree to use instead of the tarball
 #   KBASE    base config: "tinyconfig" (default) or the path of a full
 #            .config such as /boot/config-$(uname -r)
@@ -31,7 +35,29 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-name=${1:-qemu}
+# The kernel's make reads ARCH from the environment: x86 builds run
+# without it, as they always did; another architecture passes it.
+karch=${ARCH:-x86_64}
+unset ARCH
+case $karch in
+x86|x86_64)
+	karch=x86
+	kargs=
+	image=bzImage
+	defname=qemu
+	;;
+arm64|aarch64)
+	karch=arm64
+	kargs="ARCH=arm64 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}"
+	image=Image
+	defname=qemu-arm64
+	;;
+*)
+	printf 'build-kernel: error: ARCH=%s: x86_64 or arm64\n' "$karch" >&2
+	exit 1
+	;;
+esac
+name=${1:-$defname}
 BUILD=${BUILD:-$top/build}
 KSRC=${KSRC:-}
 KBASE=${KBASE:-tinyconfig}
@@ -45,6 +71,10 @@ objdir=${KOBJDIR:-$BUILD/kernel-$name}
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'build-kernel: error: %s\n' "$*" >&2; exit 1; }
 
+if [ "$karch" != x86 ]; then
+	command -v "${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" >/dev/null ||
+		die "no ${CROSS_COMPILE:-aarch64-linux-gnu-}gcc (apt-get install gcc-aarch64-linux-gnu)"
+fi
 [ -f "$fragment" ] || die "no config fragment $fragment (NAME must be one of: $(cd "$top/tests/configs" && ls *.config | sed 's/\.config$//' | tr '\n' ' '))"
 
 # --- source tree -----------------------------------------------------------
@@ -150,18 +180,24 @@ done
 fragments="$fragments $fragment"
 
 mkdir -p "$objdir"
+# never reconfigure one architecture's object directory for another
+if [ -f "$objdir/.config" ] && [ "$(cat "$objdir/.ktau-arch" 2>/dev/null || echo x86)" != "$karch" ]; then
+	die "$objdir was configured for $(cat "$objdir/.ktau-arch" 2>/dev/null || echo x86), not $karch (give KOBJDIR= or another NAME)"
+fi
+echo "$karch" > "$objdir/.ktau-arch"
 config_id="$KBASE:$(cat $fragments | sha1sum | cut -c1-40)"
 [ "$KBASE" = tinyconfig ] || config_id="$config_id:$(sha1sum < "$KBASE" | cut -c1-40)"
 if [ ! -f "$objdir/.config" ] || [ "$(cat "$objdir/.ktau-config" 2>/dev/null)" != "$config_id" ]; then
 	say "configuring ($KBASE + tests/configs/$name.config)"
+	# shellcheck disable=SC2086 # kargs is a list of make arguments
 	if [ "$KBASE" = tinyconfig ]; then
-		make -s -C "$tree" O="$objdir" tinyconfig >/dev/null
+		make -s -C "$tree" O="$objdir" $kargs tinyconfig >/dev/null
 	else
 		[ -f "$KBASE" ] || die "KBASE=$KBASE: no such config file"
 		cp "$KBASE" "$objdir/.config"
 	fi
-	(cd "$objdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" $fragments >/dev/null)
-	make -s -C "$tree" O="$objdir" olddefconfig >/dev/null
+	(cd "$objdir" && env $kargs "$tree/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" $fragments >/dev/null)
+	make -s -C "$tree" O="$objdir" $kargs olddefconfig >/dev/null
 	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while read -r line; do
 		grep -qxF "$line" "$objdir/.config" || printf ' %s' "$line"
 	done)
@@ -177,14 +213,14 @@ fi
 if [ -n "${KTARGETS:-}" ]; then
 	say "building $KTARGETS ($name, $JOBS jobs) in $objdir"
 	# shellcheck disable=SC2086 # lists of make arguments and targets
-	make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS $KTARGETS
+	make -s -C "$tree" O="$objdir" $kargs -j"$JOBS" $KMAKEFLAGS $KTARGETS
 	say "built: $KTARGETS"
 	exit 0
 fi
-say "building bzImage ($name, $JOBS jobs) in $objdir"
-# shellcheck disable=SC2086 # KMAKEFLAGS is a list of make arguments
-make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS bzImage
-cp "$objdir/arch/x86/boot/bzImage" "$BUILD/bzImage-$name"
+say "building $image ($name, $JOBS jobs) in $objdir"
+# shellcheck disable=SC2086 # KMAKEFLAGS and kargs are lists of make arguments
+make -s -C "$tree" O="$objdir" $kargs -j"$JOBS" $KMAKEFLAGS $image
+cp "$objdir/arch/$karch/boot/$image" "$BUILD/$image-$name"
 
 # The guest tests' module (tests/kmod), built against this kernel when it
 # has module support; the source is copied because kbuild writes next to it.
@@ -192,15 +228,16 @@ if grep -qx 'CONFIG_MODULES=y' "$objdir/.config"; then
 	kmod=$BUILD/kmod-$name
 	say "building the test module (tests/kmod) in $kmod"
 	if [ "${KMODULES:-all}" != test ]; then
-		make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS modules
+		make -s -C "$tree" O="$objdir" $kargs -j"$JOBS" $KMAKEFLAGS modules
 	else
-		make -s -C "$tree" O="$objdir" -j"$JOBS" $KMAKEFLAGS modules_prepare
+		make -s -C "$tree" O="$objdir" $kargs -j"$JOBS" $KMAKEFLAGS modules_prepare
 		cp "$objdir/vmlinux.symvers" "$objdir/Module.symvers"
 	fi
 	mkdir -p "$kmod"
 	for f in "$top"/tests/kmod/*; do
 		cmp -s "$f" "$kmod/${f##*/}" || cp "$f" "$kmod/"
 	done
-	make -s -C "$objdir" M="$kmod" -j"$JOBS" $KMAKEFLAGS modules
+	make -s -C "$objdir" M="$kmod" $kargs -j"$JOBS" $KMAKEFLAGS modules
 fi
-say "kernel ready: $BUILD/bzImage-$name ($(make -s -C "$tree" O="$objdir" kernelrelease))"
+# shellcheck disable=SC2086
+say "kernel ready: $BUILD/$image-$name ($(make -s -C "$tree" O="$objdir" $kargs kernelrelease))"
