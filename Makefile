@@ -49,6 +49,7 @@ help:
 	@echo '                 deps-check (scripts/deps.sh --help lists the profiles)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=);'
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
+	@echo '  make check-arm64-boot  the arm64 kernel booted under qemu-system-aarch64, exact counts checked'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
@@ -234,6 +235,13 @@ check: deps-check
 .PHONY: check-tau
 check-tau:
 	@BUILD=$(BUILD) tests/tau/check-tau.sh
+
+# arm64, first step: the arm64 kernel cross-built and booted under
+# qemu-system-aarch64 with a tiny initramfs, exact counts checked there
+.PHONY: check-arm64-boot
+check-arm64-boot:
+	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=qemu-arm64
+	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-qemu-arm64 tests/qemu/arm64-smoke.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian
