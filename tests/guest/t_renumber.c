@@ -6,8 +6,11 @@
  *
  * ktau opens a 64-bit call's frame before the entry work (seccomp, ptrace)
  * and fixes it up afterwards.  A tracer (PTRACE_SYSCALL) rewrites, at each
- * entry stop of its child, orig_rax:
- *   getppid  -> getpgrp   (NRENUM calls: recorded as getpgrp, never getppid)
+ * entry stop of its child, the number (x86-64: orig_rax; arm64: its
+ * NT_ARM_SYSTEM_CALL register set):
+ *   getppid  -> getpgrp   (NRENUM calls: recorded as getpgrp, never getppid;
+ *                          arm64 has no getpgrp: getpgid, with the 0 the
+ *                          child passes getppid)
  *   getsid   -> -1        (NSKIP calls: skipped, recorded nowhere)
  * The child makes the calls, checks what they returned, and stops; the
  * tracer then reads the child's /proc/PID/ktau.
@@ -26,9 +29,72 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __aarch64__
+#include <elf.h>
+#include <sys/uio.h>
+#endif
 
 #define NRENUM 5
 #define NSKIP 4
+
+/* The call getppid() becomes: getpgrp(), or getpgid(0) where there is none. */
+#ifdef SYS_getpgrp
+#define SYS_PGRP SYS_getpgrp
+#define PGRP_NAME "getpgrp"
+#else
+#define SYS_PGRP SYS_getpgid
+#define PGRP_NAME "getpgid"
+#endif
+
+#ifdef __aarch64__
+/* The number of the call the child entered, -2 when it cannot be read. */
+static long call_nr(pid_t pid)
+{
+	int nr;
+	struct iovec iov = { .iov_base = &nr, .iov_len = sizeof(nr) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov))
+		return -2;
+	return nr;
+}
+
+/* A skipped call returns x0 on arm64: the tracer sets it to -ENOSYS. */
+static int set_call_nr(pid_t pid, long nr)
+{
+	int v = nr;
+	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+	struct user_regs_struct regs;
+	struct iovec riov = { .iov_base = &regs, .iov_len = sizeof(regs) };
+
+	if (nr == -1) {
+		if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &riov))
+			return -1;
+		regs.regs[0] = -ENOSYS;
+		if (ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &riov))
+			return -1;
+	}
+	return ptrace(PTRACE_SETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov) ? -1 : 0;
+}
+#else
+static long call_nr(pid_t pid)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -2;
+	return regs.orig_rax;
+}
+
+static int set_call_nr(pid_t pid, long nr)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -1;
+	regs.orig_rax = nr;
+	return ptrace(PTRACE_SETREGS, pid, 0, &regs) ? -1 : 0;
+}
+#endif
 
 /* The traced child: exit status 0 when every call returned as rewritten. */
 static int child(void)
@@ -39,13 +105,13 @@ static int child(void)
 	/* its own process group: getpgrp() and getppid() then differ */
 	if (setpgid(0, 0))
 		return 2;
-	pgrp = syscall(SYS_getpgrp);
-	ppid = syscall(SYS_getppid);
+	pgrp = syscall(SYS_PGRP, 0);
+	ppid = syscall(SYS_getppid, 0);
 
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) || raise(SIGSTOP))
 		return 2;
 	for (int i = 0; i < NRENUM; i++)
-		bad += syscall(SYS_getppid) != pgrp;
+		bad += syscall(SYS_getppid, 0) != pgrp;
 	for (int i = 0; i < NSKIP; i++)
 		bad += syscall(SYS_getsid, 0) != -1 || errno != ENOSYS;
 	/* stopped here, the tracer reads the profile */
@@ -69,20 +135,20 @@ static int trace(pid_t pid, int *rewritten, int *skipped)
 			continue;
 		in_call = !in_call;
 		if (in_call) {
-			struct user_regs_struct regs;
+			long nr = call_nr(pid);
 
-			if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+			if (nr == -2)
 				return -1;
-			if (regs.orig_rax == SYS_getppid) {
-				regs.orig_rax = SYS_getpgrp;
+			if (nr == SYS_getppid) {
+				nr = SYS_PGRP;
 				++*rewritten;
-			} else if (regs.orig_rax == SYS_getsid) {
-				regs.orig_rax = -1;
+			} else if (nr == SYS_getsid) {
+				nr = -1;
 				++*skipped;
 			} else {
 				continue;
 			}
-			if (ptrace(PTRACE_SETREGS, pid, 0, &regs))
+			if (set_call_nr(pid, nr))
 				return -1;
 		}
 	}
@@ -126,12 +192,12 @@ int main(void)
 		b = ktr_block_kind(&prof, "process", 0);
 		if (b) {
 			ktr_func(b, "getppid", &ppid_calls, NULL, NULL);
-			ktr_func(b, "getpgrp", &pgrp_calls, NULL, NULL);
+			ktr_func(b, PGRP_NAME, &pgrp_calls, NULL, NULL);
 			ktr_func(b, "getsid", &sid_calls, NULL, NULL);
 		}
 		/* one getppid and one getpgrp ran before PTRACE_TRACEME */
 		ktr_check(b && ppid_calls == 1 && pgrp_calls == 1 + NRENUM, "recorded-as-run",
-			  "getppid %" PRIu64 " calls (expected 1), getpgrp %" PRIu64
+			  "getppid %" PRIu64 " calls (expected 1), " PGRP_NAME " %" PRIu64
 			  " (expected %d): a renumbered call counts under the number that ran",
 			  ppid_calls, pgrp_calls, 1 + NRENUM);
 		ktr_check(b && sid_calls == 0, "skipped-not-recorded",
