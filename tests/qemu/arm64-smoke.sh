@@ -8,6 +8,8 @@
 #     (tests/guest/t_counts.c, unchanged);
 #   - fault: user page faults and read => page_fault (t_fault.c);
 #   - inclexcl: excl <= incl in every profile read (t_inclexcl.c);
+#   - renumber: a call a ptrace tracer renumbers counts under the number
+#     that ran, one it skips nowhere (t_renumber.c);
 #   - the system profile has irq and softirq records with calls, user
 #     page faults, and no line with excl > incl.
 # Prints PASS/FAIL lines, then "N passed, N failed"; exit status 1 when
@@ -63,7 +65,7 @@ fi
 
 # the guest tests, cross-built static, as tests/guest/Makefile builds them
 mkdir -p "$out/root/guest" "$out/root/bin"
-tests="t_counts t_fault t_inclexcl"
+tests="t_counts t_fault t_inclexcl t_renumber"
 for t in $tests; do
 	if ! msg=$("$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$out/root/guest/$t" \
 		   "$repo/tests/guest/$t.c" "$repo/tests/guest/ktr.c" -static -pthread 2>&1); then
@@ -92,7 +94,7 @@ check machine "uname -m is $(uname -m)" [ "$(uname -m)" = aarch64 ]
 check proc-ktau "no /proc/ktau" [ -d /proc/ktau ]
 check proc-self-ktau "no /proc/self/ktau" [ -r /proc/self/ktau ]
 cd /guest
-for t in t_counts t_fault t_inclexcl; do ./$t; done
+for t in t_counts t_fault t_inclexcl t_renumber; do ./$t; done
 cd /
 cat /proc/ktau/profile >/tmp/profile
 records() {	# records GROUP [NAME]: func lines with calls
@@ -135,7 +137,7 @@ else
 	pass kernel-log-clean
 fi
 # the counts must have been checked, not skipped
-for c in counts/self-getpid counts/self-read; do
+for c in counts/self-getpid counts/self-read renumber/recorded-as-run renumber/skipped-not-recorded; do
 	grep -qE "^PASS: $c(:|$)" "$log" || fail "$c" "no PASS line for $c (console: $log)"
 done
 finish
