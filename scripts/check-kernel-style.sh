@@ -85,9 +85,21 @@ if ! command -v sparse >/dev/null; then
 	echo "FAIL: kernel/ktau W=1 sparse: sparse is not installed (run 'make deps')"
 	exit 0
 fi
-# C=2 checks every file whether or not it needs rebuilding.
-out=$(make -s -C "$tree" O="$objdir" -j"$(nproc)" W=1 C=2 kernel/ktau/ 2>&1 |
-	grep -E 'warning|error' | grep -v '^make')
+# an arm64 object directory (KCONFIG=qemu-arm64) is cross-built
+kargs=
+if [ "$(cat "$objdir/.ktau-arch" 2>/dev/null)" = arm64 ]; then
+	kargs="ARCH=arm64 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}"
+fi
+# C=2 checks every file whether or not it needs rebuilding.  On arm64
+# that includes its vDSO (prepare builds it), and sparse reads the u8
+# and u16 cases of arm64's cmpxchg() of a u32 with a constant above
+# 0xffff as truncations: upstream's warnings, not ktau's.
+# shellcheck disable=SC2086 # kargs is a list of make arguments
+out=$(make -s -C "$tree" O="$objdir" $kargs -j"$(nproc)" W=1 C=2 kernel/ktau/ 2>&1 |
+	grep -E 'warning|error' | grep -v '^make' |
+	{ if [ -n "$kargs" ]; then
+		grep -vE '/arch/arm64/kernel/vdso/|/arch/arm64/include/asm/cmpxchg\.h:[0-9]+:[0-9]+: warning: cast truncates bits from constant value'
+	  else cat; fi; })
 if [ -z "$out" ]; then
 	echo "PASS: kernel/ktau W=1 sparse"
 else
@@ -96,7 +108,8 @@ fi
 
 kmod=$BUILD/kmod-${KCONFIG:-qemu}
 if [ -d "$kmod" ]; then
-	out=$(make -s -C "$objdir" M="$kmod" W=1 C=2 modules 2>&1 |
+	# shellcheck disable=SC2086
+	out=$(make -s -C "$objdir" M="$kmod" $kargs W=1 C=2 modules 2>&1 |
 		grep -E 'warning|error' | grep -v '^make')
 	if [ -z "$out" ]; then
 		echo "PASS: tests/kmod W=1 sparse"
