@@ -10,6 +10,9 @@
 #   - inclexcl: excl <= incl in every profile read (t_inclexcl.c);
 #   - renumber: a call a ptrace tracer renumbers counts under the number
 #     that ran, one it skips nowhere (t_renumber.c);
+#   - counts-aarch32: t_counts.c built for AArch32 (arm-linux-gnueabihf-gcc,
+#     when installed) counts exactly through the compat entry, on a kernel
+#     with CONFIG_COMPAT (SKIP on one without);
 #   - the system profile has irq and softirq records with calls, user
 #     page faults, and no line with excl > incl.
 # Prints PASS/FAIL lines, then "N passed, N failed"; exit status 1 when
@@ -22,6 +25,7 @@
 #   BUSYBOX   an arm64 static busybox (default: Debian's busybox-static:arm64,
 #             fetched into BUILD/arm64-deps with apt-get download)
 #   CROSS_COMPILE  (default aarch64-linux-gnu-)
+#   CROSS_COMPILE32  the AArch32 one (default arm-linux-gnueabihf-)
 #   QEMU (qemu-system-aarch64), QEMU_CPU (max), QEMU_SMP (2), TIMEOUT (600 s)
 set -uo pipefail
 
@@ -30,6 +34,7 @@ repo=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$repo/build}
 KERNEL=${KERNEL:-$BUILD/Image-qemu-arm64}
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+CROSS_COMPILE32=${CROSS_COMPILE32:-arm-linux-gnueabihf-}
 QEMU=${QEMU:-qemu-system-aarch64}
 QEMU_CPU=${QEMU_CPU:-max}
 QEMU_SMP=${QEMU_SMP:-2}
@@ -74,6 +79,18 @@ for t in $tests; do
 	fi
 done
 pass "build: $tests cross-built static for aarch64"
+rm -f "$out/root/guest/t_counts_aarch32"
+if command -v "${CROSS_COMPILE32}gcc" >/dev/null; then
+	if msg=$("${CROSS_COMPILE32}gcc" -O2 -std=c11 -Wall -Wextra -Werror \
+		 -o "$out/root/guest/t_counts_aarch32" "$repo/tests/guest/t_counts.c" \
+		 "$repo/tests/guest/ktr.c" -static -pthread 2>&1); then
+		pass "build: t_counts cross-built static for AArch32"
+	else
+		fail "build/t_counts_aarch32" "$(printf '%s' "$msg" | head -n 3 | tr '\n' ' ')"
+	fi
+else
+	echo "SKIP: arm64-smoke/counts-aarch32: no ${CROSS_COMPILE32}gcc (apt-get install gcc-arm-linux-gnueabihf)"
+fi
 
 cp "$BUSYBOX" "$out/root/bin/busybox"
 cat >"$out/root/init" <<'EOF'
@@ -95,6 +112,17 @@ check proc-ktau "no /proc/ktau" [ -d /proc/ktau ]
 check proc-self-ktau "no /proc/self/ktau" [ -r /proc/self/ktau ]
 cd /guest
 for t in t_counts t_fault t_inclexcl t_renumber; do ./$t; done
+# the compat entry: the same counts from an AArch32 program
+if [ -x t_counts_aarch32 ]; then
+	# without CONFIG_COMPAT the exec fails and sh reads it as a script
+	./t_counts_aarch32 >/tmp/a32 2>&1
+	if grep -qE '^(PASS|FAIL): counts/' /tmp/a32; then
+		sed -e 's|^PASS: counts/|PASS: counts-aarch32/|' \
+		    -e 's|^FAIL: counts/|FAIL: counts-aarch32/|' /tmp/a32
+	else
+		echo "SKIP: arm64-smoke/counts-aarch32: this kernel runs no AArch32 programs (CONFIG_COMPAT)"
+	fi
+fi
 cd /
 cat /proc/ktau/profile >/tmp/profile
 records() {	# records GROUP [NAME]: func lines with calls
