@@ -50,6 +50,7 @@ help:
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=);'
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
 	@echo '  make check-arm64-boot  the arm64 kernel booted under qemu-system-aarch64, exact counts checked'
+	@echo '                 (ARM64_KCONFIG=qemu-arm64-debug: KASAN, lockdep, UBSAN, AArch32 compat)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
@@ -238,10 +239,12 @@ check-tau:
 
 # arm64, first step: the arm64 kernel cross-built and booted under
 # qemu-system-aarch64 with a tiny initramfs, exact counts checked there
+# (ARM64_KCONFIG=qemu-arm64-debug: KASAN, lockdep, UBSAN, the compat entry)
+ARM64_KCONFIG ?= qemu-arm64
 .PHONY: check-arm64-boot
 check-arm64-boot:
-	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=qemu-arm64
-	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-qemu-arm64 tests/qemu/arm64-smoke.sh
+	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=$(ARM64_KCONFIG)
+	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-$(ARM64_KCONFIG) TIMEOUT=900 tests/qemu/arm64-smoke.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian
