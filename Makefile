@@ -45,7 +45,7 @@ help:
 	@echo '                 the job report, and ktau-demo-mpi/tau/ for ParaProf'
 	@echo '  make check     every test; the last line is "N passed, N failed"'
 	@echo '  make deps      install the Debian packages of every target (sudo when not root)'
-	@echo '  make deps-demo only what make demo needs; also deps-mpi, deps-bench, deps-deb,'
+	@echo '  make deps-demo only what make demo needs; also deps-mpi, deps-bench, deps-deb, deps-arm64,'
 	@echo '                 deps-check (scripts/deps.sh --help lists the profiles)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=);'
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
@@ -81,7 +81,7 @@ all: kernel user initramfs
 deps:
 	@scripts/deps.sh all
 
-deps-demo deps-mpi deps-bench deps-deb deps-check:
+deps-demo deps-mpi deps-bench deps-deb deps-arm64 deps-check:
 	@scripts/deps.sh $(@:deps-%=%)
 
 kernel:
@@ -242,7 +242,7 @@ check-tau:
 # (ARM64_KCONFIG=qemu-arm64-debug: KASAN, lockdep, UBSAN, the compat entry)
 ARM64_KCONFIG ?= qemu-arm64
 .PHONY: check-arm64-boot
-check-arm64-boot:
+check-arm64-boot: deps-arm64
 	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=$(ARM64_KCONFIG)
 	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-$(ARM64_KCONFIG) TIMEOUT=900 tests/qemu/arm64-smoke.sh
 

@@ -116,8 +116,17 @@ run "patched files compile under Debian's config" "$top/scripts/check-debian-con
 # initramfs is packed (make check-tau, about 3 minutes)
 run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
-# beside the guest tests, which keep one core busy
-run_beside "host unit tests" run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+# beside the guest tests, which keep one core busy: the host unit tests,
+# then arm64's first step (the arm64 kernel cross-built from the same
+# series and booted under qemu-system-aarch64: exact counts, faults,
+# excl <= incl, ptrace renumbering, the AArch32 compat entry; its own
+# object directory, so no x86 build is touched)
+host_side() {
+	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+	run "arm64 kernel build and boot (make check-arm64-boot)" \
+		make -s -C "$top" check-arm64-boot
+}
+run_beside "host unit tests, arm64 boot" host_side
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
 	rm -rf "$BUILD/guest-share"

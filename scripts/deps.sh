@@ -13,8 +13,13 @@
 #   bench  `make bench`: demo + the tracers it compares ktau with, and
 #          the whole programs' MPI workload (Open MPI, ScaLAPACK's tests)
 #   deb    `make deb`, `make deb-kernel`: the kernel's build + packaging
+#   arm64  `make kernel ARCH=arm64`, `make check-arm64-boot`: the kernel's
+#          build + the arm64 and AArch32 cross compilers and
+#          qemu-system-aarch64; adds the arm64 architecture to dpkg, so
+#          that the test can fetch Debian's arm64 busybox (apt-get
+#          download, never installed)
 #   check  `make check`, `check-long`, `check-debian`, `make fuzz`: demo,
-#          mpi and deb + every checker and reader the tests use
+#          mpi, deb and arm64 + every checker and reader the tests use
 #   all    every profile (CI, `make deps`)
 #
 # make check prints a SKIP line for a check whose tool is missing, and CI
@@ -48,6 +53,9 @@ bench="strace linux-perf bpftrace dwarves openmpi-bin libopenmpi-dev scalapack-m
 # headers_install, linux-libc-dev); Debian's kernel config
 # (linux-config-6.12), the base docs/install.md builds the packages from.
 deb="debhelper lintian rsync linux-config-6.12"
+# arm64: the cross compilers (the AArch32 one for the compat entry's test)
+# and QEMU's arm machines (qemu-system-aarch64)
+arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm"
 # check: quilt and sparse for the patch checks; readers of our output
 # (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool
 # pprof`, libxml2-utils for xmllint, which reads the SVG flame graph
@@ -86,10 +94,11 @@ for profile in "$@"; do
 	mpi) pkgs="$pkgs $demo $mpi" ;;
 	bench) pkgs="$pkgs $demo $bench" ;;
 	deb) pkgs="$pkgs $kernel $deb" ;;
-	check) pkgs="$pkgs $demo $mpi $deb $check" ;;
-	all) pkgs="$pkgs $demo $mpi $deb $check $bench" ;;
+	arm64) pkgs="$pkgs $kernel $arm64" ;;
+	check) pkgs="$pkgs $demo $mpi $deb $arm64 $check" ;;
+	all) pkgs="$pkgs $demo $mpi $deb $arm64 $check $bench" ;;
 	-h|--help) usage 0 ;;
-	*) echo "deps: unknown profile '$profile' (demo, mpi, bench, deb, check, all)" >&2
+	*) echo "deps: unknown profile '$profile' (demo, mpi, bench, deb, arm64, check, all)" >&2
 		usage >&2 ;;
 	esac
 done
@@ -107,7 +116,15 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done
-if [ -z "$missing" ]; then
+# the arm64 test fetches Debian's arm64 busybox: dpkg must know the
+# architecture and apt its package lists
+foreign=
+case " $pkgs " in
+*" gcc-aarch64-linux-gnu "*)
+	apt-cache show busybox-static:arm64 >/dev/null 2>&1 || foreign=arm64
+	;;
+esac
+if [ -z "$missing" ] && [ -z "$foreign" ]; then
 	echo "==> dependencies ($*): all installed"
 	exit 0
 fi
@@ -117,10 +134,16 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1; then
 	sudo=sudo
 else
-	echo "deps: need root (or sudo) to install:$missing" >&2
+	echo "deps: need root (or sudo) to install:$missing${foreign:+ (and dpkg --add-architecture $foreign)}" >&2
 	exit 1
+fi
+if [ -n "$foreign" ]; then
+	echo "==> adding the $foreign architecture to dpkg (Debian's arm64 busybox for the arm64 test)"
+	dpkg --print-foreign-architectures | grep -qx "$foreign" ||
+		$sudo dpkg --add-architecture "$foreign"
 fi
 echo "==> installing ($*):$missing"
 $sudo apt-get update -q
+[ -n "$missing" ] || exit 0
 # shellcheck disable=SC2086 # a list of package names
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing

@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/deps.sh's profiles, on the host, installing nothing: `all` is
 # every profile together; the demo's leaves out what only the tests, the
-# benchmark, MPI and packaging use; each builds on the demo's (deb on the
+# benchmark, MPI, packaging and arm64 use; each builds on the demo's (deb on the
 # kernel's build); an unknown profile is refused. And the Makefile: make
 # demo and make demo-mpi install their profile before anything else, and
 # build in a new make that reads the Makefile after the install (make -n).
@@ -19,12 +19,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 list() { "$deps" --list "$@" | LC_ALL=C sort; }
-for p in demo mpi bench deb check all; do
+for p in demo mpi bench deb arm64 check all; do
 	list "$p" >"$tmp/$p" || { check "list-$p" 1 "scripts/deps.sh --list $p failed"; exit 1; }
 done
 
 # all: the union of the others, nothing else
-cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/check" | LC_ALL=C sort -u >"$tmp/union"
+cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" "$tmp/check" | LC_ALL=C sort -u >"$tmp/union"
 cmp -s "$tmp/union" "$tmp/all"
 check all-is-union $? "all differs from the union of the profiles: $(diff "$tmp/union" "$tmp/all" | grep '^[<>]' | tr '\n' ' ')"
 [ "$(list)" = "$(cat "$tmp/all")" ]
@@ -60,6 +60,13 @@ out=$(hasnt demo golang-go clang bpftrace linux-perf dwarves openmpi-bin libopen
 check demo-only-the-demo "${#out}" "the demo profile installs $out"
 out=$(has mpi openmpi-bin libopenmpi-dev gfortran)
 check mpi-has-openmpi "${#out}" "the mpi profile lacks $out"
+out=$(has arm64 build-essential linux-source-6.12 gcc-aarch64-linux-gnu \
+	gcc-arm-linux-gnueabihf qemu-system-arm)
+check arm64-cross-builds-and-boots "${#out}" "the arm64 profile lacks $out"
+out=$(hasnt demo gcc-aarch64-linux-gnu qemu-system-arm)
+check demo-without-arm64 "${#out}" "the demo profile installs $out"
+out=$(LC_ALL=C comm -23 "$tmp/arm64" "$tmp/check" | tr '\n' ' ')
+check check-has-arm64 "${#out}" "the check profile lacks $out"
 # the tests use none of the benchmark's tracers
 out=$(hasnt check bpftrace linux-perf strace dwarves)
 check check-without-tracers "${#out}" "the check profile installs $out"
