@@ -117,14 +117,18 @@ run "patched files compile under Debian's config" "$top/scripts/check-debian-con
 run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # beside the guest tests, which keep one core busy: the host unit tests,
-# then arm64's first step (the arm64 kernel cross-built from the same
+# arm64's first step (the arm64 kernel cross-built from the same
 # series and booted under qemu-system-aarch64: exact counts, faults,
 # excl <= incl, ptrace renumbering, the AArch32 compat entry; its own
-# object directory, so no x86 build is touched)
+# object directory, so no x86 build is touched), the instruction profiler
 host_side() {
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 	run "arm64 kernel build and boot (make check-arm64-boot)" \
 		make -s -C "$top" check-arm64-boot
+	# the instruction profiler of docs/benchmark.md: its sums, and
+	# Debian's QEMU loading it for a boot of the kernel above
+	run "tcgprof: QEMU plugin and report (host)" \
+		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 }
 run_beside "host unit tests, arm64 boot" host_side
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
