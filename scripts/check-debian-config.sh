@@ -43,11 +43,12 @@ fi
 cmp -s "$config.tmp" "$config" || mv "$config.tmp" "$config"
 rm -f "$config.tmp"
 
-# The .c files the series patches, as objects, and ktau's own directory.
+# The .c files the series patches, as objects (x86's and the generic
+# ones: Debian's config here is amd64's), and ktau's own directory.
 objects_of_series() {
 	sed '/^#/d; /^$/d' "$top/patches/series" | while read -r p; do
 		sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p' "$top/patches/$p"
-	done | sort -u
+	done | awk -F/ '$1 != "arch" || $2 == "x86"' | sort -u
 	echo kernel/ktau/
 }
 
