@@ -15,7 +15,8 @@
  * - a full buffer counts what it drops, in the chunks and the control
  *   file alike, and keeps what it holds intact;
  * - trace alone, with profiling stopped: events, no profile counts;
- * - poll(): no POLLIN while nothing is pending, POLLIN once it is;
+ * - poll(): at a wake-up level of 0, no POLLIN while nothing is pending,
+ *   POLLIN once it is; at 50 %, none below half a buffer, POLLIN above;
  * - atomic events: a child's 10 reads of 16 bytes give 10 read_bytes
  *   values of 16, each just before its read's EXIT, while the event group
  *   is enabled, and none while it is disabled.
@@ -277,6 +278,8 @@ static void check_control(void)
 		"trace size 64K", "trace pid", "trace pid 0", "trace pid abc", "trace pid -3",
 		"trace on now", "trace off 1", "trace foo", "trace all pids",
 		"trace pid 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
+		"trace wakeup", "trace wakeup 101", "trace wakeup -1", "trace wakeup 50%",
+		"trace wakeup 5 6", "trace wakeup 1K",
 	};
 	char *ctl;
 	size_t len;
@@ -298,9 +301,10 @@ static void check_control(void)
 		err = ktr_ctl("trace all");
 	ktr_check(!err, "control-size", "trace size 64, trace all: %s", strerror(err));
 	ctl = ktr_slurp(KTR_CONTROL, &len);
-	ktr_check(ctl && strstr(ctl, "\ntrace off size=64 tasks=all lost=0\n") &&
-		  strstr(ctl, "trace on|off|all"), "control-state",
-		  "control file lacks 'trace off size=64 tasks=all lost=0' or the usage: %s",
+	ktr_check(ctl && strstr(ctl, "\ntrace off size=64 tasks=all lost=0 wakeup=50\n") &&
+		  strstr(ctl, "trace on|off|all") && strstr(ctl, "trace wakeup PERCENT"),
+		  "control-state",
+		  "control file lacks 'trace off size=64 tasks=all lost=0 wakeup=50' or the usage: %s",
 		  ctl ? ctl : strerror(errno));
 	free(ctl);
 	err = ktr_ctl("trace on");
@@ -308,6 +312,14 @@ static void check_control(void)
 		err = ktr_ctl("trace size 128");
 	ktr_check(err == EBUSY, "control-size-busy",
 		  "trace size while tracing: %s, expected EBUSY", strerror(err));
+	/* the wake-up level changes while tracing, at once */
+	err = ktr_ctl("trace wakeup 0");
+	ctl = ktr_slurp(KTR_CONTROL, &len);
+	ktr_check(!err && ctl && strstr(ctl, "\ntrace on size=64 tasks=all lost=0 wakeup=0\n"),
+		  "control-wakeup", "trace wakeup 0 while tracing: %s; control file: %s",
+		  strerror(err), ctl ? ctl : "(unreadable)");
+	free(ctl);
+	ktr_ctl("trace wakeup 50");
 	ktr_ctl("trace off");
 }
 
@@ -896,6 +908,56 @@ static void check_trace_and_profile(void)
 	free(t.ev);
 }
 
+/*
+ * poll() with a wake-up level: a 16 KiB buffer (1 024 units a CPU) at 50 %
+ * stays quiet below 512 units on a CPU and wakes its reader above.  Both
+ * callers stay on CPU 0: 100 calls (about 210 units with their
+ * announcements and exits) are below the level, 200 more above it.
+ */
+static void check_poll_level(void)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct caller a, b;
+	unsigned char buf[4096];
+	char cmd[64];
+	int r1 = -3, r2 = -3;
+
+	pfd.fd = open(TRACE_FILE, O_RDONLY);
+	if (pfd.fd < 0 || ktr_ctl("trace size 16") || ktr_ctl("trace wakeup 50") ||
+	    start_caller(&a, 100, 0, 1) < 0 || start_caller(&b, 200, 0, 1) < 0) {
+		ktr_fail("poll-level-setup", "%s", strerror(errno));
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "trace pid %d %d", (int)a.pid, (int)b.pid);
+	ktr_wait_sleeping(a.pid);
+	ktr_wait_sleeping(b.pid);
+	if (ktr_ctl(cmd) || ktr_ctl("trace on")) {
+		ktr_fail("poll-level-setup", "%s: %s", cmd, strerror(errno));
+		goto out;
+	}
+	while (read(pfd.fd, buf, sizeof(buf)) > 0)
+		;
+	if (write(a.go[1], "g", 1) == 1) {
+		waitpid(a.pid, NULL, 0);
+		r1 = poll(&pfd, 1, 200);	/* about 210 units: below 512 */
+	}
+	if (write(b.go[1], "g", 1) == 1)
+		r2 = poll(&pfd, 1, 5000);	/* about 620: above */
+	ktr_check(r1 == 0 && r2 == 1 && (pfd.revents & POLLIN), "poll-level",
+		  "poll() at a wake-up level of 50 %% gave %d below it (expected 0), then %d "
+		  "revents %#x above it (expected 1, POLLIN)", r1, r2, pfd.revents);
+out:
+	/* a caller not told to go ends at the pipe's end */
+	close(a.go[1]);
+	close(b.go[1]);
+	waitpid(a.pid, NULL, 0);
+	waitpid(b.pid, NULL, 0);
+	ktr_ctl("trace off");
+	ktr_ctl("trace all");
+	ktr_ctl("trace size 1024");
+	close(pfd.fd);
+}
+
 static void check_poll(void)
 {
 	struct pollfd pfd;
@@ -913,6 +975,7 @@ static void check_poll(void)
 		snprintf(cmd, sizeof(cmd), "trace pid %d", (int)c.pid);
 		ktr_wait_sleeping(c.pid);
 		ktr_ctl(cmd);
+		ktr_ctl("trace wakeup 0");	/* at the first event */
 		ktr_ctl("trace on");
 	}
 	while (read(fd, buf, sizeof(buf)) > 0)
@@ -929,6 +992,7 @@ static void check_poll(void)
 	waitpid(c.pid, NULL, 0);
 	ktr_ctl("trace off");
 	ktr_ctl("trace all");
+	ktr_ctl("trace wakeup 50");
 	close(fd);
 }
 
@@ -1100,6 +1164,7 @@ int main(void)
 	check_trace_alone(fid_of(&fm, "getppid"));
 	check_trace_and_profile();
 	check_poll();
+	check_poll_level();
 	check_all_drain_ends();
 	check_event_group_off();
 	check_atomic(&fm);

@@ -150,6 +150,8 @@ TEST(control_parse_trace)
 		"trace pid 0", "trace pid abc", "trace pid -3", "trace pid 1073741824",
 		"trace on now", "trace off 1", "trace foo", "trace all pids", "trace ON",
 		"trace pid 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
+		"trace wakeup", "trace wakeup 101", "trace wakeup -1", "trace wakeup 50%",
+		"trace wakeup 5 6", "trace wakeup 1K", "trace wakeup abc",
 	};
 	struct ktau_control_cmd cmd;
 	size_t i;
@@ -165,6 +167,11 @@ TEST(control_parse_trace)
 	ASSERT_EQ(16, cmd.value);
 	ASSERT_EQ(0, parse("trace size 262144", &cmd));
 	ASSERT_EQ(262144, cmd.value);
+	ASSERT_EQ(0, parse("trace wakeup 0", &cmd));
+	ASSERT_EQ(KTAU_CONTROL_TRACE_WAKEUP, cmd.op);
+	ASSERT_EQ(0, cmd.value);
+	ASSERT_EQ(0, parse("trace wakeup 100\n", &cmd));
+	ASSERT_EQ(100, cmd.value);
 	ASSERT_EQ(0, parse("trace pid 42 7\n", &cmd));
 	ASSERT_EQ(KTAU_CONTROL_TRACE_PIDS, cmd.op);
 	ASSERT_EQ(2, cmd.nr_pids);

@@ -231,6 +231,8 @@ static int ktau_control_do(const struct ktau_control_cmd *cmd)
 		BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX < KTAU_LIMIT_RECORDS_MAX);
 		WRITE_ONCE(ktau_records_limit, cmd->value);
 		return 0;
+	case KTAU_CONTROL_TRACE_WAKEUP:
+		return ktau_trace_control(cmd);
 	case KTAU_CONTROL_TRACE_ON:
 	case KTAU_CONTROL_TRACE_OFF:
 	case KTAU_CONTROL_TRACE_SIZE:
@@ -318,7 +320,7 @@ static int ktau_control_show(struct seq_file *m, void *v)
 	seq_printf(m, "contexts %u\n", ktau_contexts());
 	seq_printf(m, "dropped %lld\n", atomic64_read(&ktau_dropped_untabled));
 	seq_puts(m, "lost_tasks 0\n");
-	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit user-memory BYTES | limit user UID BYTES|default | limit records N | trace on|off|all | trace size KIB | trace pid PID...  (GROUP: a name above or all)\n");
+	seq_puts(m, "usage: start | stop | clear | startclr | enable GROUP... | disable GROUP... | limit memory BYTES | limit user-memory BYTES | limit user UID BYTES|default | limit records N | trace on|off|all | trace size KIB | trace wakeup PERCENT | trace pid PID...  (GROUP: a name above or all)\n");
 	seq_puts(m, "end\n");
 	return 0;
 }

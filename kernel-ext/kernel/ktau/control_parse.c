@@ -5,7 +5,8 @@
  *   start | stop | clear | startclr | enable GROUP... | disable GROUP...
  *   limit memory BYTES | limit records N | limit user-memory BYTES
  *   limit user UID BYTES | limit user UID default
- *   trace on | trace off | trace all | trace size KIB | trace pid PID...
+ *   trace on | trace off | trace all | trace size KIB | trace wakeup PERCENT |
+ *   trace pid PID...
  *
  * GROUP is a group name or "all"; BYTES a decimal number with an optional
  * K, M or G suffix (powers of 1024); UID a decimal uid (not 4294967295,
@@ -181,7 +182,10 @@ static int ktau_parse_limit(const char *buf, size_t len, size_t pos,
 	return 0;
 }
 
-/* trace on | trace off | trace all | trace size KIB | trace pid PID... */
+/*
+ * trace on | trace off | trace all | trace size KIB | trace wakeup PERCENT |
+ * trace pid PID...
+ */
 static int ktau_parse_trace(const char *buf, size_t len, size_t pos,
 			    struct ktau_control_cmd *cmd)
 {
@@ -208,6 +212,12 @@ static int ktau_parse_trace(const char *buf, size_t len, size_t pos,
 		    cmd->value < KTAU_TRACE_KIB_MIN ||
 		    cmd->value > KTAU_TRACE_KIB_MAX ||
 		    (cmd->value & (cmd->value - 1)))
+			return -EINVAL;
+	} else if (ktau_word_is(&what, "wakeup")) {
+		cmd->op = KTAU_CONTROL_TRACE_WAKEUP;
+		if (!ktau_next_word(buf, len, &pos, &w) ||
+		    ktau_parse_number(&w, false, &cmd->value) ||
+		    cmd->value > KTAU_TRACE_WAKEUP_MAX)
 			return -EINVAL;
 	} else if (ktau_word_is(&what, "on")) {
 		cmd->op = KTAU_CONTROL_TRACE_ON;

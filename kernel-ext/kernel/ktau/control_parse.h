@@ -33,6 +33,7 @@ enum ktau_control_op {
 	KTAU_CONTROL_TRACE_SIZE,
 	KTAU_CONTROL_TRACE_ALL,
 	KTAU_CONTROL_TRACE_PIDS,
+	KTAU_CONTROL_TRACE_WAKEUP,
 };
 
 /* What the limit commands accept. */
@@ -48,13 +49,20 @@ enum ktau_control_op {
 #define KTAU_TRACE_KIB_MAX	262144
 #define KTAU_TRACE_KIB_DEFAULT	1024
 
+/*
+ * trace wakeup PERCENT: how full a CPU's buffer is when a reader waiting
+ * in poll() is woken (0: at its first event)
+ */
+#define KTAU_TRACE_WAKEUP_MAX		100
+#define KTAU_TRACE_WAKEUP_DEFAULT	50
+
 /* trace pid PID...: at most this many at once */
 #define KTAU_CONTROL_MAX_PIDS	16
 
 struct ktau_control_cmd {
 	enum ktau_control_op op;
 	unsigned long groups;	/* enable/disable: a bit per group */
-	unsigned long long value;	/* limit: bytes or records; trace size */
+	unsigned long long value;	/* limit: bytes or records; trace size, wakeup */
 	unsigned int uid;		/* limit user UID */
 	unsigned int nr_pids;	/* trace pid */
 	int pids[KTAU_CONTROL_MAX_PIDS];

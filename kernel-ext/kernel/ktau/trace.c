@@ -85,6 +85,7 @@ static bool ktau_trace_all __read_mostly = true;
 static u16 ktau_trace_set = 1;		/* the current trace pid set */
 static u16 ktau_trace_run = 1;		/* the current trace on */
 static unsigned int ktau_trace_kib = KTAU_TRACE_KIB_DEFAULT;
+static unsigned int ktau_trace_wakeup = KTAU_TRACE_WAKEUP_DEFAULT;
 
 /* Set whenever tracing starts: nothing matches before. */
 struct ktau_trace_match ktau_trace_match __read_mostly = {
@@ -148,15 +149,36 @@ static void ktau_trace_match_update(void)
 
 /*
  * Where the fast writer of @c goes on: unit @head, up to the ring's end
- * or the end of the room left by the reader at @tail, whichever is first.
+ * or the end of the room left by the reader at @tail, whichever is first;
+ * while a reader waits (@waiting), no further than where the ring holds
+ * enough to wake it, so that the general writer wakes it then.
  */
-static void ktau_trace_fast_room(struct ktau_trace_cpu *c, u64 head, u64 tail)
+static void ktau_trace_fast_room(struct ktau_trace_cpu *c, u64 head, u64 tail,
+				 bool waiting)
 {
 	u64 pos = head & c->mask;
-	u64 room = min(tail + c->mask + 1 - head, c->mask + 1 - pos);
+	u64 end = tail + (waiting ? READ_ONCE(c->wake) : c->mask + 1);
+	u64 room = end > head ? min(end - head, c->mask + 1 - pos) : 0;
 
 	c->wp = c->ring + pos;
 	WRITE_ONCE(c->wlimit, c->wp + room);
+}
+
+/*
+ * A reader waits in poll() and @c holds @fill units: wake it once they
+ * are enough.  Returns whether it still waits.
+ */
+static bool ktau_trace_wake_at(struct ktau_trace_cpu *c, u64 fill)
+{
+	/* Pairs with smp_mb() in ktau_trace_poll(): see it, or be seen. */
+	smp_mb();
+	if (likely(!READ_ONCE(ktau_trace_waiting)))
+		return false;
+	if (fill < READ_ONCE(c->wake))
+		return true;
+	WRITE_ONCE(ktau_trace_waiting, false);
+	irq_work_queue(&ktau_trace_wake_work);
+	return false;
 }
 
 /*
@@ -180,7 +202,8 @@ static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
 	tail = smp_load_acquire(&c->tail);
 	if (head + units - tail > c->mask + 1) {
 		c->lost++;
-		ktau_trace_fast_room(c, head, tail);
+		ktau_trace_fast_room(c, head, tail,
+				     ktau_trace_wake_at(c, head - tail));
 		return;
 	}
 	u = &ring[head & c->mask];
@@ -191,14 +214,9 @@ static void ktau_trace_put(u64 tsc, unsigned int type, u32 data,
 		memcpy(&ring[(head + 1) & c->mask], second, sizeof(*u));
 	/* Pairs with smp_load_acquire() of head by the reader. */
 	smp_store_release(&c->head, head + units);
-	ktau_trace_fast_room(c, head + units, tail);
-	/* Pairs with smp_mb() in ktau_trace_poll(): see it, or be seen. */
-	smp_mb();
 	/* a reader waits in poll() (the fast writer leaves this to us) */
-	if (unlikely(READ_ONCE(ktau_trace_waiting))) {
-		WRITE_ONCE(ktau_trace_waiting, false);
-		irq_work_queue(&ktau_trace_wake_work);
-	}
+	ktau_trace_fast_room(c, head + units, tail,
+			     ktau_trace_wake_at(c, head + units - tail));
 }
 
 /*
@@ -366,6 +384,13 @@ static void ktau_trace_free_rings(void)
 	kfree(rings);
 }
 
+/* The units of @c that wake a waiting reader at @percent full. */
+static u64 ktau_trace_wake_units(const struct ktau_trace_cpu *c,
+				 unsigned int percent)
+{
+	return max_t(u64, (c->mask + 1) * percent / 100, 1);
+}
+
 static int ktau_trace_alloc_rings(void)
 {
 	size_t bytes = (size_t)ktau_trace_kib << 10;
@@ -382,8 +407,9 @@ static int ktau_trace_alloc_rings(void)
 		}
 		memset(c, 0, sizeof(*c));
 		c->mask = bytes / sizeof(*ring) - 1;
+		c->wake = ktau_trace_wake_units(c, ktau_trace_wakeup);
 		WRITE_ONCE(c->ring, ring);
-		ktau_trace_fast_room(c, 0, 0);
+		ktau_trace_fast_room(c, 0, 0, false);
 	}
 	return 0;
 }
@@ -436,6 +462,25 @@ static int ktau_trace_mark_pids(const struct ktau_control_cmd *cmd)
 }
 
 /*
+ * A new wake-up level, taken at once: a reader woken at the old one
+ * misses nothing, as it drains every ring.  ktau_trace_lock held.
+ */
+static void ktau_trace_set_wakeup(unsigned int percent)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&ktau_trace_lock);
+	ktau_trace_wakeup = percent;
+	if (!ktau_tracing)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct ktau_trace_cpu *c = per_cpu_ptr(&ktau_trace_cpus, cpu);
+
+		WRITE_ONCE(c->wake, ktau_trace_wake_units(c, percent));
+	}
+}
+
+/*
  * Start or stop: ktau_trace_key routes every point to ktau_trace_point(),
  * and the group keys and the fast paths follow (ktau_apply_state()).  The
  * rings go only after a grace period: writers run with interrupts off.
@@ -472,6 +517,9 @@ int ktau_trace_control(const struct ktau_control_cmd *cmd)
 		else
 			ktau_trace_kib = cmd->value;
 		break;
+	case KTAU_CONTROL_TRACE_WAKEUP:
+		ktau_trace_set_wakeup(cmd->value);
+		break;
 	case KTAU_CONTROL_TRACE_ALL:
 		WRITE_ONCE(ktau_trace_all, true);
 		ktau_trace_match_update();
@@ -498,9 +546,10 @@ void ktau_trace_show(struct seq_file *m)
 			lost += READ_ONCE(per_cpu_ptr(&ktau_trace_cpus,
 						      cpu)->lost);
 	}
-	seq_printf(m, "trace %s size=%u tasks=%s lost=%llu\n",
+	seq_printf(m, "trace %s size=%u tasks=%s lost=%llu wakeup=%u\n",
 		   ktau_tracing ? "on" : "off", ktau_trace_kib,
-		   READ_ONCE(ktau_trace_all) ? "all" : "pids", lost);
+		   READ_ONCE(ktau_trace_all) ? "all" : "pids", lost,
+		   ktau_trace_wakeup);
 	mutex_unlock(&ktau_trace_lock);
 }
 
@@ -588,10 +637,11 @@ static ssize_t ktau_trace_drain_cpu(struct ktau_trace_cpu *c, unsigned int cpu,
 }
 
 /*
- * Whether some CPU holds an event or a loss to report.  Without the lock:
- * only the counters are read, never a ring, which trace off may free.
+ * Whether some CPU holds enough events to wake a reader (its wake level,
+ * `trace wakeup`) or a loss to report.  Without the lock: only the
+ * counters are read, never a ring, which trace off may free.
  */
-static bool ktau_trace_pending(void)
+static bool ktau_trace_ready(void)
 {
 	unsigned int cpu;
 
@@ -603,7 +653,7 @@ static bool ktau_trace_pending(void)
 			continue;
 		/* Pairs with smp_store_release() of head by the writer. */
 		head = smp_load_acquire(&c->head);
-		if (head != READ_ONCE(c->tail) ||
+		if (head - READ_ONCE(c->tail) >= READ_ONCE(c->wake) ||
 		    READ_ONCE(c->lost) != READ_ONCE(c->lost_reported))
 			return true;
 	}
@@ -664,18 +714,19 @@ static void ktau_trace_stop_fast_writers(void)
 static __poll_t ktau_trace_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &ktau_trace_wait, wait);
-	if (ktau_trace_pending())
+	if (ktau_trace_ready())
 		return EPOLLIN | EPOLLRDNORM;
 	WRITE_ONCE(ktau_trace_waiting, true);
 	/*
 	 * Pairs with the general writer's smp_mb(): either it sees the flag
-	 * and wakes us, or we see its event below.  The fast writers are
-	 * sent to it by a limit of 0: an event a fast writer published after
-	 * the check below waits until that CPU's next event.
+	 * and wakes us once its ring holds enough, or we see its events
+	 * below.  The fast writers are sent to it by a limit of 0, and it
+	 * gives them one at the wake level: an event a fast writer published
+	 * after the check below counts at that CPU's next general event.
 	 */
 	smp_mb();
 	ktau_trace_stop_fast_writers();
-	return ktau_trace_pending() ? EPOLLIN | EPOLLRDNORM : 0;
+	return ktau_trace_ready() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /*

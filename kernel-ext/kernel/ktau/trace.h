@@ -41,6 +41,7 @@ struct ktau_trace_cpu {
 	u64 tail;			/* units drained (the reader) */
 	u64 lost;			/* events that found the ring full */
 	u64 lost_reported;		/* lost as of its last chunk (reader) */
+	u64 wake;			/* units that wake a reader in poll() */
 };
 
 DECLARE_PER_CPU(struct ktau_trace_cpu, ktau_trace_cpus);
@@ -65,8 +66,9 @@ void ktau_trace_atomic(unsigned int fid, u64 value, u64 tsc);
 /*
  * The common event: one unit, from a task whose tag matches, at wp,
  * below wlimit: the ring's end or where its room ended as of the last
- * time the general writer looked (a reader that waits sets it to NULL,
- * so that the general writer wakes it).  Returns false, having written
+ * time the general writer looked, or, while a reader waits in poll(),
+ * where the ring holds enough to wake it (the reader sets it to NULL as
+ * it starts to wait, so that the general writer sets that limit).  Returns false, having written
  * nothing, when the general writer (ktau_trace_put_slow()) must take it.
  * Interrupts are off; the CPU is the ring's only writer.  Only the
  * points behind ktau_trace_key call it: the rings are there while the

@@ -4,8 +4,8 @@
  * (kernel-ext/kernel/ktau/control_parse.c, the same file the kernel
  * builds): it must never read past the buffer, and what it accepts must
  * be a known operation, with groups only for enable/disable and only
- * bits of known groups, limits and trace sizes only within their
- * documented ranges, and trace pid sets of 1 to 16 positive ids.
+ * bits of known groups, limits, trace sizes and wake-up levels only
+ * within their documented ranges, and trace pid sets of 1 to 16 positive ids.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,7 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	if (ktau_control_parse(buf, size, groups, NR_GROUPS, &cmd) == 0) {
-		if (cmd.op > KTAU_CONTROL_TRACE_PIDS)
+		if (cmd.op > KTAU_CONTROL_TRACE_WAKEUP)
+			abort();
+		if (cmd.op == KTAU_CONTROL_TRACE_WAKEUP && cmd.value > KTAU_TRACE_WAKEUP_MAX)
 			abort();
 		if (cmd.op == KTAU_CONTROL_TRACE_SIZE &&
 		    (cmd.value < KTAU_TRACE_KIB_MIN || cmd.value > KTAU_TRACE_KIB_MAX ||
