@@ -33,7 +33,8 @@
 # compiled out; ktau; trace: the tracing kernel and the peers; quick: the
 # per-call rows on the ktau kernel; read: the /proc/ktau/profile reads
 # alone; programs: the whole programs alone, on all three kernels, one
-# boot each, then the table's "Whole programs" section), printed as the
+# boot each, then the table's "Whole programs" section; programs-nokt,
+# programs-ktau, programs-trace: those of one kernel), printed as the
 # guest's raw BENCH lines, for work on one part of the table.
 #
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
@@ -51,7 +52,7 @@ root=$out/rootfs
 initrd=$out/initramfs.cpio.gz
 initrd_trace=$out/initramfs-trace.cpio.gz
 mkdir -p "$out"
-usage() { printf 'usage: scripts/bench.sh [--quick | --role nokt|ktau|trace|quick|read|programs]\n' >&2; exit 2; }
+usage() { printf 'usage: scripts/bench.sh [--quick | --role nokt|ktau|trace|quick|read|programs|programs-nokt|programs-ktau|programs-trace]\n' >&2; exit 2; }
 kernel_of() {	# kernel_of ROLE: the config (tests/configs/NAME.config) of its kernel
 	case $1 in
 	nokt | programs-nokt) echo bench-nokt ;;
@@ -78,7 +79,7 @@ roles="nokt ktau trace"
 [ "$only" != programs ] || roles="programs-nokt programs-ktau programs-trace"
 # the whole programs: after each kernel's own rows in the full run
 programs=
-[ -n "$quick" ] || case "$only" in '' | programs) programs=1 ;; esac
+[ -n "$quick" ] || case "$only" in '' | programs | programs-*) programs=1 ;; esac
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
