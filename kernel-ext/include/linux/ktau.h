@@ -11,8 +11,10 @@
  * selects HAVE_ARCH_KTAU provides, in asm/ktau.h, what the inline paths
  * need to be cheap and exact there:
  *
- *  - ktau_arch_now(), the cycle counter every timer reads, and
- *    ktau_arch_clock_khz(), its rate as the profiles report it;
+ *  - ktau_arch_now(), the cycle counter every timer reads,
+ *    ktau_arch_clock_khz(), its rate as the profiles report it, and
+ *    ktau_arch_clock_unusable(), why it cannot time anything, or NULL
+ *    (then nothing is recorded: kernel/ktau/control.c);
  *  - ktau_arch_current(), current as the system call entry wants it;
  *  - ktau_arch_ctx_value(), a read of a registered user word that reads
  *    an unmapped word as 0 (page faults are disabled, interrupts may be

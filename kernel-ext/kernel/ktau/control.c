@@ -191,11 +191,21 @@ static void ktau_clear_all(void)
 	ktau_gen_bump(KTAU_ALL_GROUPS);
 }
 
+/*
+ * Why nothing may record (the clock cannot time: asm/ktau.h), or NULL.
+ * Starting, or starting the trace, then fails with -ENODEV.
+ */
+static const char *ktau_clock_refused __ro_after_init;
+
 static int ktau_control_do(const struct ktau_control_cmd *cmd)
 {
 	unsigned long changed;
 
 	lockdep_assert_held(&ktau_control_lock);
+	if (ktau_clock_refused && (cmd->op == KTAU_CONTROL_START ||
+				   cmd->op == KTAU_CONTROL_STARTCLR ||
+				   cmd->op == KTAU_CONTROL_TRACE_ON))
+		return -ENODEV;
 	switch (cmd->op) {
 	case KTAU_CONTROL_START:
 		ktau_running = true;
@@ -389,6 +399,12 @@ int __init ktau_control_init(struct proc_dir_entry *dir)
 	if (!proc_create("control", 0600, dir, &ktau_control_ops) ||
 	    ktau_trace_init(dir))
 		return -ENOMEM;
+	ktau_clock_refused = ktau_arch_clock_unusable();
+	if (ktau_clock_refused) {
+		pr_err("ktau: %s: the clock cannot time anything, so nothing is recorded (start and trace on fail with ENODEV)\n",
+		       ktau_clock_refused);
+		boot.op = KTAU_CONTROL_STOP;
+	}
 	mutex_lock(&ktau_control_lock);
 	ktau_enabled_groups = ktau_boot_groups;
 	ktau_control_do(&boot);

@@ -9,6 +9,7 @@
 #define _ASM_ARM64_KTAU_H
 
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
 #include <linux/ktau_types.h>
 #include <linux/types.h>
 #include <asm/alternative-macros.h>
@@ -45,6 +46,30 @@ static __always_inline u64 ktau_arch_now(void)
 static __always_inline unsigned int ktau_arch_clock_khz(void)
 {
 	return arch_timer_get_rate() / 1000;
+}
+
+/*
+ * Why the clock cannot time anything, or NULL (asked once, at boot, with
+ * the secondary CPUs up): a counter without a rate, or one that an
+ * erratum makes unreliable to read with a plain mrs (the kernel then
+ * reads it through a workaround, and the vDSO does not read it at all).
+ */
+static inline const char *ktau_arch_clock_unusable(void)
+{
+	unsigned int cpu __maybe_unused;
+
+	if (!arch_timer_get_rate())
+		return "the virtual counter has no frequency (CNTFRQ_EL0 is 0)";
+#ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+	for_each_online_cpu(cpu) {
+		const struct arch_timer_erratum_workaround *wa;
+
+		wa = per_cpu(timer_unstable_counter_workaround, cpu);
+		if (wa && wa->read_cntvct_el0)
+			return wa->desc;
+	}
+#endif
+	return NULL;
 }
 
 /* current is sp_el0, read where it is used. */

@@ -12,6 +12,7 @@
 #include <linux/ktau_types.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+#include <asm/cpufeature.h>
 #include <asm/current.h>
 #include <asm/msr.h>
 #include <asm/thread_info.h>
@@ -32,6 +33,16 @@ static __always_inline u64 ktau_arch_now(void)
 static __always_inline unsigned int ktau_arch_clock_khz(void)
 {
 	return tsc_khz;
+}
+
+/* Why the clock cannot time anything, or NULL (asked once, at boot). */
+static inline const char *ktau_arch_clock_unusable(void)
+{
+	if (!boot_cpu_has(X86_FEATURE_TSC))
+		return "the CPU has no TSC";
+	if (!tsc_khz)
+		return "the TSC's rate is unknown";
+	return NULL;
 }
 
 /*
