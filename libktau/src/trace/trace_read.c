@@ -18,10 +18,19 @@ struct user_name {
 	const char *name;
 };
 
+/*
+ * Bytes read from the stream at once: fread() of each 16-byte unit cost
+ * ktau-trace's read-back of a trace about as much as tracing did.
+ */
+#define KTAU_TRACE_READ_BUF 65536
+
 struct ktau_trace {
 	FILE *f;
 	bool own;		/* f was opened from a path */
 	uint64_t off;		/* bytes consumed from the stream's start */
+	/* read from f, not consumed yet: rbuf[rpos, rlen) is at off */
+	size_t rpos, rlen;
+	unsigned char rbuf[KTAU_TRACE_READ_BUF];
 
 	unsigned int version, nr_cpus, header_size;
 	uint64_t tsc_khz, anchor_tsc, realtime_ns, monotonic_ns;
@@ -55,8 +64,23 @@ struct ktau_trace {
 static int read_exact(struct ktau_trace *t, void *buf, size_t n, const char *what,
 		      struct ktau_parse_error *err)
 {
-	size_t got = fread(buf, 1, n, t->f);
+	unsigned char *dst = buf;
+	size_t got = 0;
 
+	while (got < n) {
+		size_t k;
+
+		if (t->rpos == t->rlen) {
+			t->rpos = 0;
+			t->rlen = fread(t->rbuf, 1, sizeof(t->rbuf), t->f);
+			if (!t->rlen)
+				break;
+		}
+		k = t->rlen - t->rpos < n - got ? t->rlen - t->rpos : n - got;
+		memcpy(dst + got, t->rbuf + t->rpos, k);
+		t->rpos += k;
+		got += k;
+	}
 	t->off += got;
 	if (got == n)
 		return 0;
@@ -67,6 +91,16 @@ static int read_exact(struct ktau_trace *t, void *buf, size_t n, const char *wha
 		return 1;
 	return ktau__fail(err, EPROTO, 0, "truncated: the stream ends inside %s at "
 			  "offset %llu", what, (unsigned long long)(t->off - got));
+}
+
+/* Moves to offset off of a file: 0, or -1 (fseeko's errno). */
+static int seek_to(struct ktau_trace *t, uint64_t off)
+{
+	if (fseeko(t->f, (off_t)off, SEEK_SET))
+		return -1;
+	t->rpos = t->rlen = 0;
+	t->off = off;
+	return 0;
 }
 
 /* Skips n bytes that must be there: -EPROTO when the stream ends first. */
@@ -314,7 +348,8 @@ static void prescan(struct ktau_trace *t)
 	off_t pos = ftello(t->f);
 	struct stat st;
 
-	if (pos < 0 || (uint64_t)pos != t->off || fstat(fileno(t->f), &st) ||
+	if (pos < 0 || (uint64_t)pos != t->off + (t->rlen - t->rpos) ||
+	    fstat(fileno(t->f), &st) ||
 	    !S_ISREG(st.st_mode))
 		return;
 	for (;;) {
@@ -328,7 +363,7 @@ static void prescan(struct ktau_trace *t)
 		if (t->cur.kind == KTAU_CHUNK_NAMES) {
 			if (read_names(t, true, NULL))
 				break;
-		} else if (fseeko(t->f, (off_t)end, SEEK_SET)) {
+		} else if (seek_to(t, end)) {
 			break;
 		}
 		t->off = end;
@@ -337,7 +372,7 @@ static void prescan(struct ktau_trace *t)
 	}
 	clearerr(t->f);
 	t->left = 0;
-	if (fseeko(t->f, (off_t)start, SEEK_SET))
+	if (seek_to(t, start))
 		t->prescanned = 0;	/* cannot happen on a file we just read */
 	t->off = start;
 }
@@ -533,8 +568,17 @@ static int read_event(struct ktau_trace *t, unsigned char u[KTAU_TRACE_UNIT],
 		      struct ktau_parse_error *err)
 {
 	uint64_t offset = t->off;
-	int ret = read_exact(t, u, KTAU_TRACE_UNIT, "an event", err);
+	int ret;
 
+	/* the common case, without read_exact()'s loop: the unit is buffered */
+	if (t->rlen - t->rpos >= KTAU_TRACE_UNIT) {
+		memcpy(u, t->rbuf + t->rpos, KTAU_TRACE_UNIT);
+		t->rpos += KTAU_TRACE_UNIT;
+		t->off += KTAU_TRACE_UNIT;
+		t->left--;
+		return decode_event(t, u, offset, err);
+	}
+	ret = read_exact(t, u, KTAU_TRACE_UNIT, "an event", err);
 	if (ret > 0)
 		ret = ktau__fail(err, EPROTO, 0, "truncated: the chunk at offset %llu "
 				 "says %u units, the stream ends after %u",
