@@ -88,7 +88,7 @@ trace_rows() {
 	$B/syscost traceprof
 	cat /proc/ktau/trace >/tmp/trace.bin
 	echo "BENCH traceprof.drained_bytes $(wc -c </tmp/trace.bin)"
-	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=//p' /proc/ktau/control)"
+	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=\([0-9]*\).*/\1/p' /proc/ktau/control)"
 	control 'trace off'
 	trace_drain
 }

@@ -748,7 +748,7 @@ TEST(control_status_trace_line)
 	uint64_t lost = 99;
 	bool on = true;
 
-	snprintf(text, sizeof(text), "%strace on size=1024 tasks=all lost=12\nend\n", base);
+	snprintf(text, sizeof(text), "%strace on size=1024 tasks=all lost=12 wakeup=50\nend\n", base);
 	s = ktau_control_status_parse(text, strlen(text), test_err());
 	ASSERT_NOT_NULL(s);
 	ASSERT_EQ(0, ktau_control_status_trace(s, &on, &lost));
