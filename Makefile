@@ -72,6 +72,8 @@ help:
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
 	@echo '  make check-arm64-boot  the arm64 kernel booted under qemu-system-aarch64, exact counts checked'
 	@echo '                 (ARM64_KCONFIG=qemu-arm64-debug: KASAN, lockdep, UBSAN, AArch32 compat)'
+	@echo '  make check-arm64  (or make check ARCH=arm64) the whole guest suite on arm64, x86-only'
+	@echo '                 tests named as such (ARM64_CHECK_KCONFIG=qemu-arm64-check)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
@@ -241,7 +243,8 @@ initramfs: user
 endif
 
 boot: kernel initramfs
-	@tests/qemu/run-guest.sh --mode shell --kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
+	@tests/qemu/run-guest.sh --mode shell $(if $(filter arm64,$(ARCH)),--arch arm64) \
+		--kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
 
 # The packages first, then a new make for the builds: it reads this file
 # again with them installed (and cannot start a build before them, -j or
@@ -261,8 +264,12 @@ demo-mpi: deps-mpi
 	@$(MAKE) --no-print-directory kernel initramfs
 	@scripts/demo-mpi.sh
 
+ifeq ($(ARCH),arm64)
+check: check-arm64
+else
 check: deps-check
 	@scripts/check.sh
+endif
 
 # TAU's own runtime against ktau (docs/tau.md): TAU built from its source
 # (TAU_SHARED, default tau/ of the shared folder: ../shared, /work/shared
@@ -281,6 +288,16 @@ ARM64_KCONFIG ?= qemu-arm64
 check-arm64-boot: deps-arm64
 	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=$(ARM64_KCONFIG)
 	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-$(ARM64_KCONFIG) TIMEOUT=900 tests/qemu/arm64-smoke.sh
+
+# the whole guest suite on arm64 (scripts/check-arm64.sh): the arm64
+# kernel and guest root cross-built, booted under qemu-system-aarch64;
+# x86-only tests reported as such (tests/guest/x86-only).  Its kernel,
+# as x86's make check's, preempts fully and has cgroups, user namespaces
+# and failslab (tests/configs/qemu-arm64-check.config)
+ARM64_CHECK_KCONFIG ?= qemu-arm64-check
+.PHONY: check-arm64
+check-arm64: deps-arm64
+	@BUILD=$(BUILD) KCONFIG=$(ARM64_CHECK_KCONFIG) scripts/check-arm64.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian
