@@ -8,9 +8,26 @@ KTAU_DATE := 2026-11
 
 BUILD      ?= $(CURDIR)/build
 USER_BUILD := $(BUILD)/user
-# ARCH=arm64: the arm64 kernel, cross-built (make kernel ARCH=arm64)
+# the make arguments of the user space's builds, and the libktau files
+# `make lib` builds (all of them unless named)
+USER_MAKE  := BUILD=$(USER_BUILD)
+LIB_FILES  :=
+# ARCH=arm64: the arm64 kernel, cross-built (make kernel ARCH=arm64), and
+# the arm64 user space and guest root (make initramfs ARCH=arm64):
+# static, cross-built with CROSS_COMPILE into their own directories, so
+# that x86 and arm64 builds never mix.  libelf and zlib for arm64 are
+# Debian's, unpacked by scripts/arm64-deps.sh (with the arm64 busybox);
+# only the static libraries are built (the guest runs static programs),
+# neither OTF2 nor MPI nor the TAU layer (the host's are x86 builds).
 ifeq ($(ARCH),arm64)
 KCONFIG    ?= qemu-arm64
+CROSS_COMPILE ?= aarch64-linux-gnu-
+ARM64_DEPS := $(BUILD)/arm64-deps
+USER_BUILD := $(BUILD)/user-arm64
+USER_MAKE  := BUILD=$(USER_BUILD) OTF2=no AR=$(CROSS_COMPILE)ar \
+	CC='$(CROSS_COMPILE)gcc -isystem $(ARM64_DEPS)/root/usr/include \
+	-L$(ARM64_DEPS)/root/usr/lib/aarch64-linux-gnu'
+LIB_FILES  := $(USER_BUILD)/lib/libktau.a $(USER_BUILD)/lib/libktau-prof.a
 endif
 KCONFIG    ?= qemu
 KSRC       ?=
@@ -32,6 +49,10 @@ INSTALL_VARS = PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' \
 
 KERNEL_IMAGE := $(BUILD)/bzImage
 INITRAMFS    := $(BUILD)/initramfs.cpio.gz
+ifeq ($(ARCH),arm64)
+KERNEL_IMAGE := $(BUILD)/Image-$(KCONFIG)
+INITRAMFS    := $(BUILD)/initramfs-arm64.cpio.gz
+endif
 
 .PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
 	kernel user lib tools tau-compat guest-tests initramfs boot demo \
@@ -51,10 +72,12 @@ help:
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
 	@echo '  make check-arm64-boot  the arm64 kernel booted under qemu-system-aarch64, exact counts checked'
 	@echo '                 (ARM64_KCONFIG=qemu-arm64-debug: KASAN, lockdep, UBSAN, AArch32 compat)'
+	@echo '  make check-arm64  (or make check ARCH=arm64) the whole guest suite on arm64, x86-only'
+	@echo '                 tests named as such (ARM64_CHECK_KCONFIG=qemu-arm64-check)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
-	@echo '  make initramfs the guest root: $(INITRAMFS)'
+	@echo '  make initramfs the guest root: $(INITRAMFS); ARCH=arm64: the arm64 one'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
@@ -94,13 +117,13 @@ endif
 
 lib:
 	@echo '==> building libktau'
-	@$(MAKE) -s -C libktau BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C libktau $(USER_MAKE) $(LIB_FILES)
 
 tools: lib
 	@echo '==> building tools'
-	@$(MAKE) -s -C tools BUILD=$(USER_BUILD)
-	@$(MAKE) -s -C paraprof-export BUILD=$(USER_BUILD)
-	@$(MAKE) -s -C examples BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C tools $(USER_MAKE)
+	@$(MAKE) -s -C paraprof-export $(USER_MAKE)
+	@$(MAKE) -s -C examples $(USER_MAKE)
 
 # the KTAU user API for TAU's -ktau/-ktau_shctr (compat/ktau-tau, docs/tau.md):
 # $(USER_BUILD)/ktau-tau/lib/libktau.a, its headers in compat/ktau-tau/include
@@ -110,7 +133,7 @@ tau-compat: lib
 
 guest-tests:
 	@echo '==> building guest tests'
-	@$(MAKE) -s -C tests/guest BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C tests/guest $(USER_MAKE)
 
 # libktau-mpi (mpi/): optional, built when an MPI compiler wrapper is
 # found (MPICC=, default mpicc) unless MPI=no; the core build never needs
@@ -149,7 +172,11 @@ mpi-if-found: lib
 		echo '==> libktau-mpi skipped: no $(MPICC) (make deps-mpi, or apt install libopenmpi-dev, or MPICC=)'; \
 	fi
 
+ifeq ($(ARCH),arm64)
+user: lib tools guest-tests
+else
 user: lib tools tau-compat guest-tests mpi-if-found
+endif
 
 # Each makefile installs and uninstalls its own files.  The tools are the
 # static ones `make user` builds (TOOL_LINK=shared: against libktau.so.1,
@@ -196,6 +223,16 @@ bench: deps-bench
 
 # Open MPI's runtime for the guest's MPI test, when the host has it
 # (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
+ifeq ($(ARCH),arm64)
+# the arm64 guest root: Debian's arm64 busybox, no Open MPI (the host's is
+# x86), the test module built against the arm64 kernel (make kernel ARCH=arm64)
+initramfs: user
+	@scripts/arm64-deps.sh $(ARM64_DEPS)
+	@echo '==> packing the arm64 guest initramfs'
+	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh BUSYBOX=$(ARM64_DEPS)/root/bin/busybox \
+		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \
+		tests/qemu/mkinitramfs.sh $(USER_BUILD) $(INITRAMFS)
+else
 initramfs: user
 	@echo '==> copying Open MPI into the guest root'
 	@scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD) || [ $$? -eq 3 ]
@@ -203,9 +240,11 @@ initramfs: user
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \
 		tests/qemu/mkinitramfs.sh $(USER_BUILD) $(INITRAMFS)
+endif
 
 boot: kernel initramfs
-	@tests/qemu/run-guest.sh --mode shell --kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
+	@tests/qemu/run-guest.sh --mode shell $(if $(filter arm64,$(ARCH)),--arch arm64) \
+		--kernel $(KERNEL_IMAGE) --initrd $(INITRAMFS)
 
 # The packages first, then a new make for the builds: it reads this file
 # again with them installed (and cannot start a build before them, -j or
@@ -225,8 +264,12 @@ demo-mpi: deps-mpi
 	@$(MAKE) --no-print-directory kernel initramfs
 	@scripts/demo-mpi.sh
 
+ifeq ($(ARCH),arm64)
+check: check-arm64
+else
 check: deps-check
 	@scripts/check.sh
+endif
 
 # TAU's own runtime against ktau (docs/tau.md): TAU built from its source
 # (TAU_SHARED, default tau/ of the shared folder: ../shared, /work/shared
@@ -245,6 +288,16 @@ ARM64_KCONFIG ?= qemu-arm64
 check-arm64-boot: deps-arm64
 	@$(MAKE) --no-print-directory kernel ARCH=arm64 KCONFIG=$(ARM64_KCONFIG)
 	@BUILD=$(BUILD) KERNEL=$(BUILD)/Image-$(ARM64_KCONFIG) TIMEOUT=900 tests/qemu/arm64-smoke.sh
+
+# the whole guest suite on arm64 (scripts/check-arm64.sh): the arm64
+# kernel and guest root cross-built, booted under qemu-system-aarch64;
+# x86-only tests reported as such (tests/guest/x86-only).  Its kernel,
+# as x86's make check's, preempts fully and has cgroups, user namespaces
+# and failslab (tests/configs/qemu-arm64-check.config)
+ARM64_CHECK_KCONFIG ?= qemu-arm64-check
+.PHONY: check-arm64
+check-arm64: deps-arm64
+	@BUILD=$(BUILD) KCONFIG=$(ARM64_CHECK_KCONFIG) scripts/check-arm64.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian

@@ -54,8 +54,11 @@ bench="strace linux-perf bpftrace dwarves openmpi-bin libopenmpi-dev scalapack-m
 # (linux-config-6.12), the base docs/install.md builds the packages from.
 deb="debhelper lintian rsync linux-config-6.12"
 # arm64: the cross compilers (the AArch32 one for the compat entry's test)
-# and QEMU's arm machines (qemu-system-aarch64)
-arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm"
+# with their C libraries (only recommended by the compilers, which
+# --no-install-recommends leaves out: without them no guest program
+# builds) and QEMU's arm machines (qemu-system-aarch64)
+arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
+	libc6-dev-armhf-cross qemu-system-arm"
 # check: quilt and sparse for the patch checks; readers of our output
 # (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool
 # pprof`, libxml2-utils for xmllint, which reads the SVG flame graph
@@ -118,12 +121,11 @@ for p in $pkgs; do
 done
 # the arm64 test fetches Debian's arm64 busybox: dpkg must know the
 # architecture and apt its package lists
+# (pkgs is one name a line: match a line, not a blank-separated word)
 foreign=
-case " $pkgs " in
-*" gcc-aarch64-linux-gnu "*)
+if printf '%s\n' "$pkgs" | grep -qx gcc-aarch64-linux-gnu; then
 	apt-cache show busybox-static:arm64 >/dev/null 2>&1 || foreign=arm64
-	;;
-esac
+fi
 if [ -z "$missing" ] && [ -z "$foreign" ]; then
 	echo "==> dependencies ($*): all installed"
 	exit 0

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* the kernel's clock as user mode reads it, libktau's (header-only) */
+#include "../../libktau/src/util/clock.h"
+
 #define KTR_NAME_MAX 64
 
 #define KTR_MAX_DEPTH 8
@@ -195,6 +198,12 @@ uint64_t ktr_group_calls(const struct ktr_block *b, const char *group);
  * faults of its own). */
 int ktr_load_buf(const char *path, char *buf, size_t cap, struct ktr_profile *p,
 		 const char *check);
+
+/* The kernel's clock, as the profiles count it (their tsc_khz). */
+static inline uint64_t ktr_cycles(void)
+{
+	return ktau__cycles();
+}
 
 /* Cycles in ms milliseconds at tsc_khz. */
 static inline uint64_t ktr_ms_cycles(uint64_t tsc_khz, uint64_t ms)

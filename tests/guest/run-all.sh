@@ -4,6 +4,8 @@
 #   FAIL: <test>/<check>: <reason>
 #   SKIP: <test>/<check>: <what is missing>   (could not run here)
 #   INFO: ...            (not a check)
+#   X86-ONLY: <test>: <why>   (a test of an x86-only kernel path, on another
+#                         architecture: the file x86-only next to this script)
 # A test that exits non-zero without a FAIL line, prints no result line, or
 # runs longer than TEST_TIMEOUT seconds gets a FAIL line of its own.
 # busybox sh compatible.  Usage: run-all.sh [TEST...]   (names without t_)
@@ -14,6 +16,13 @@ tmp=${TMPDIR:-/tmp}
 pass=0
 fail=0
 skip=0
+x86only=0
+
+# x86_only NAME: the reason NAME is x86's alone, if the x86-only file
+# (installed for other architectures only) lists it
+x86_only() {
+	[ -f "$dir/x86-only" ] && sed -n "s/^$1 //p" "$dir/x86-only"
+}
 
 if [ $# -gt 0 ]; then
 	tests=
@@ -27,11 +36,20 @@ else
 	for last in t_kmod t_ktau_ctl t_control; do
 		[ -e "$dir/$last" ] && tests="$tests $dir/$last"
 	done
+	if [ -f "$dir/x86-only" ]; then
+		for n in $(sed 's/ .*//' "$dir/x86-only"); do tests="$tests $dir/t_$n"; done
+	fi
 fi
 
 for t in $tests; do
 	name=${t##*/}
 	name=${name#t_}
+	why=$(x86_only "$name")
+	if [ -n "$why" ] && [ ! -e "$t" ]; then
+		echo "X86-ONLY: $name: $why"
+		x86only=$((x86only + 1))
+		continue
+	fi
 	if [ ! -x "$t" ]; then
 		echo "FAIL: $name/present: $t is missing or not executable"
 		fail=$((fail + 1))
@@ -66,5 +84,9 @@ for t in $tests; do
 	skip=$((skip + ns))
 	rm -f "$out"
 done
-echo "INFO: guest tests: $pass passed, $fail failed, $skip skipped"
+if [ -f "$dir/x86-only" ]; then
+	echo "INFO: guest tests: $pass passed, $fail failed, $skip skipped, $x86only x86-only"
+else
+	echo "INFO: guest tests: $pass passed, $fail failed, $skip skipped"
+fi
 [ "$fail" -eq 0 ]

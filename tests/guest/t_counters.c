@@ -431,7 +431,7 @@ static void mixed(void)
 	close(p[1]);
 	if (proc_open(&v))
 		return;
-	t0 = __builtin_ia32_rdtsc();
+	t0 = ktr_cycles();
 	if (ktr_ctl("clear")) {
 		ktr_fail("mixed", "clear: %s", strerror(errno));
 		return;
@@ -447,7 +447,7 @@ static void mixed(void)
 			sched_yield();
 	}
 	snap(&main_area, got, 6);
-	t1 = __builtin_ia32_rdtsc();
+	t1 = ktr_cycles();
 	if (proc_read(&v, "mixed"))
 		return;
 	waitpid(child, NULL, 0);

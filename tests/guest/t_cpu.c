@@ -2,11 +2,12 @@
 /*
  * cpu — "kernel noise" charged to CPU-bound processes.
  *
- * 3 processes per online CPU spin for ~2 s (a loop on rdtsc: no system
- * call), then each reads its own profile and sends its counts to the parent.
+ * 3 processes per online CPU spin for ~2 s (a loop on the kernel's clock,
+ * ktr_cycles(): no system call), then each reads its own profile and sends
+ * its counts to the parent.
  * Summed over the busy processes:
  *   schedule_invol calls > 0 (they preempt each other at ticks),
- *   irq calls > 0 (the local APIC timer interrupts them),
+ *   irq calls > 0 (the local timer interrupts them),
  *   TIMER (softirq) calls > 0 (run at irq exit, charged to them);
  *   >= 90% of irq calls have no caller (they interrupted user mode);
  *   syscall calls are only the few setup ones (the loop makes none).
@@ -23,7 +24,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #define PER_CPU 3
 #define SPIN_MS 2000
@@ -56,8 +56,8 @@ static void child(int wfd, uint64_t khz)
 
 	memset(&r, 0, sizeof(r));
 	memset(pbuf, ' ', sizeof(pbuf));	/* pre-fault */
-	end = __rdtsc() + ktr_ms_cycles(khz, SPIN_MS);
-	while (__rdtsc() < end)
+	end = ktr_cycles() + ktr_ms_cycles(khz, SPIN_MS);
+	while (ktr_cycles() < end)
 		spins++;
 	/* no ktr_fail here: the parent reports */
 	fd = open("/proc/self/ktau", O_RDONLY);

@@ -2,7 +2,8 @@
 /*
  * flip — no unprivileged text patching (issue 32).  Every change of a
  * static key patches kernel text, which interrupts every CPU (the CAL:
- * and TLB: lines of /proc/interrupts); the user context key may change
+ * and TLB: lines of /proc/interrupts on x86, the function call IPIs on
+ * arm64); the user context key may change
  * at most about once a second, whatever an unprivileged task does.  As
  * user nobody, pinned to one CPU (so that fork's own TLB shootdowns of a
  * memory left loaded on another CPU do not count):
@@ -77,9 +78,36 @@ static double now(void)
 }
 
 /*
- * The CAL: and TLB: counts of /proc/interrupts summed over all CPUs (the
- * TLB: part also in *tlb); the number of CPUs (its header's columns) in
- * *ncpus.  -1 if unreadable or either line is missing.
+ * The lines of /proc/interrupts that count the IPIs text patching sends:
+ * 1 for one, 2 for one of TLB shootdowns, 0 for another line.  x86's
+ * function calls (CAL:) and TLB shootdowns (TLB:); arm64's function calls
+ * (IPIn: ... Function call interrupts: kick_all_cpus_sync() after a static
+ * key's patch), whose TLB maintenance is broadcast without an IPI.
+ */
+#if defined(__aarch64__)
+#define IPI_LINES "IPI function call"
+#define IPI_NAME "function call"
+#define NR_IPI_LINES 1
+static int ipi_line(const char *p)
+{
+	return !strncmp(p, "IPI", 3) && strstr(p, "Function call interrupts");
+}
+#else
+#define IPI_LINES "CAL: and TLB:"
+#define IPI_NAME "CAL+TLB"
+#define NR_IPI_LINES 2
+static int ipi_line(const char *p)
+{
+	if (!strncmp(p, "CAL:", 4))
+		return 1;
+	return strncmp(p, "TLB:", 4) ? 0 : 2;
+}
+#endif
+
+/*
+ * The IPI_LINES counts of /proc/interrupts summed over all CPUs (the TLB:
+ * part also in *tlb); the number of CPUs (its header's columns) in *ncpus.
+ * -1 if unreadable or a line is missing.
  */
 static long long ipis(int *ncpus, long long *tlb)
 {
@@ -101,11 +129,12 @@ static long long ipis(int *ncpus, long long *tlb)
 				cpus++;
 			continue;
 		}
-		if (strncmp(p, "CAL:", 4) && strncmp(p, "TLB:", 4))
+		is_tlb = ipi_line(p);
+		if (!is_tlb)
 			continue;
 		found++;
-		is_tlb = !strncmp(p, "TLB:", 4);
-		p += 4;
+		is_tlb = is_tlb == 2;
+		p = strchr(p, ':') + 1;
 		for (int i = 0; i < cpus; i++) {
 			char *end;
 			unsigned long long v = strtoull(p, &end, 10);
@@ -120,7 +149,7 @@ static long long ipis(int *ncpus, long long *tlb)
 	}
 	free(text);
 	*ncpus = cpus;
-	return found == 2 ? sum : -1;
+	return found == NR_IPI_LINES ? sum : -1;
 }
 
 struct phase {
@@ -225,7 +254,7 @@ static int unprivileged(void)
 	if (run_op(OP_GETPID, &base, 1.0, &ncpus) || run_op(OP_PAIRS, &pairs, 1.0, &ncpus) ||
 	    run_op(OP_COUNTER_PAIRS, &cpairs, 1.0, &ncpus) ||
 	    run_forks(&plain, &forks, &ncpus)) {
-		ktr_fail("interrupts", "no CAL: and TLB: lines in /proc/interrupts");
+		ktr_fail("interrupts", "no " IPI_LINES " lines in /proc/interrupts");
 		return 1;
 	}
 	/* what fork and exit add by themselves, per fork */
@@ -237,19 +266,19 @@ static int unprivileged(void)
 	expected[1] = expected[0] + plain_per_fork * per_s(&forks, forks.iterations);
 	expected[2] = expected[0];
 	ktr_info("cpus", "%d", ncpus);
-	ktr_info("getpid", "%.0f calls/s, %.1f CAL+TLB IPIs/s (%.1f TLB), the baseline",
+	ktr_info("getpid", "%.0f calls/s, %.1f " IPI_NAME " IPIs/s (%.1f TLB), the baseline",
 		 per_s(&base, base.iterations), per_s(&base, base.ipis), per_s(&base, base.tlb));
-	ktr_info("pairs", "%.0f register/unregister pairs/s, %.1f CAL+TLB IPIs/s (%.1f TLB)",
+	ktr_info("pairs", "%.0f register/unregister pairs/s, %.1f " IPI_NAME " IPIs/s (%.1f TLB)",
 		 per_s(&pairs, pairs.iterations), per_s(&pairs, pairs.ipis),
 		 per_s(&pairs, pairs.tlb));
 	ktr_info("counter-pairs", "%.0f counter area register/unregister pairs/s, "
-		 "%.1f CAL+TLB IPIs/s (%.1f TLB)", per_s(&cpairs, cpairs.iterations),
+		 "%.1f " IPI_NAME " IPIs/s (%.1f TLB)", per_s(&cpairs, cpairs.iterations),
 		 per_s(&cpairs, cpairs.ipis), per_s(&cpairs, cpairs.tlb));
-	ktr_info("plain", "%.0f forks without a word/s, %.1f CAL+TLB IPIs/s (%.1f TLB): "
+	ktr_info("plain", "%.0f forks without a word/s, %.1f " IPI_NAME " IPIs/s (%.1f TLB): "
 		 "%.2f per fork above the baseline",
 		 per_s(&plain, plain.iterations), per_s(&plain, plain.ipis),
 		 per_s(&plain, plain.tlb), plain_per_fork);
-	ktr_info("forks", "%.0f forks of a registered child/s, %.1f CAL+TLB IPIs/s (%.1f TLB), "
+	ktr_info("forks", "%.0f forks of a registered child/s, %.1f " IPI_NAME " IPIs/s (%.1f TLB), "
 		 "%.1f expected without text patching",
 		 per_s(&forks, forks.iterations), per_s(&forks, forks.ipis),
 		 per_s(&forks, forks.tlb), expected[1]);
@@ -262,7 +291,7 @@ static int unprivileged(void)
 
 		snprintf(check, sizeof(check), "%s-ipis", ph->name);
 		ktr_check(over <= IPI_LIMIT * ncpus, check,
-			  "%.1f CAL+TLB IPIs/s over %ld %s in %.2f s, %.1f/s above the %.1f expected; "
+			  "%.1f " IPI_NAME " IPIs/s over %ld %s in %.2f s, %.1f/s above the %.1f expected; "
 			  "the limit is %d on %d CPUs (a static key changed more than about once a second?)",
 			  per_s(ph, ph->ipis), ph->iterations, ph->name, ph->seconds, over,
 			  expected[i], IPI_LIMIT * ncpus, ncpus);

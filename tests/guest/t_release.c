@@ -14,6 +14,9 @@
  *   - in at least one round, right after the reap, G's children block
  *     says a fold is pending (C's fold was still to come: the round really
  *     tested a slow child; EEVDF sometimes gives C the slice it needs);
+ *     while none has, rounds go on past ROUNDS, up to MAX_ROUNDS: on a
+ *     kernel without KASAN, C's fold is quick and rarely preempted (about
+ *     one round in ten on arm64's make check-arm64 kernel under TCG);
  *   - in every such round, G's waitpid(P) returned within 100 ms of P
  *     seeing C's exit, or else at least 4 times sooner than C's fold
  *     arrived.  The second bound is for the KASAN kernel under TCG on a
@@ -53,6 +56,7 @@
 #define NCTX 500		/* C's user contexts: 2 records each */
 #define P_CALLS 7
 #define ROUNDS 4
+#define MAX_ROUNDS 16		/* while no round had a slow child */
 #define REAP_LIMIT_NS 100000000LL
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define SLOW_CGROUP CGROUP_ROOT "/ktau-release-slow"
@@ -198,22 +202,24 @@ static int one_round(int r, const char *cgroup_procs, int64_t *delay,
 }
 
 /*
- * ROUNDS rounds with C slowed down as @cgroup_procs says (NULL:
+ * ROUNDS rounds (more, up to MAX_ROUNDS, until one had a slow child)
+ * with C slowed down as @cgroup_procs says (NULL:
  * SCHED_IDLE), their checks named @prefix + what they check.
  */
 static void slow_rounds(const char *prefix, const char *cgroup_procs)
 {
 	int64_t worst = 0, settle_ns = 0, delay, t0;
-	int deferred = 0, late = 0, rounds = 0;
+	int deferred = 0, late = 0, rounds = 0, stopped = 0;
 	long processes0, processes, pending;
 	uint64_t calls0, calls;
 	char name[64];
 
 	if (children_now(&processes0, &calls0))
 		return;
-	for (int r = 0; r < ROUNDS; r++) {
+	for (int r = 0; r < ROUNDS || (!deferred && r < MAX_ROUNDS); r++) {
 		int64_t settle;
 
+		stopped = 1;
 		if (one_round(r, cgroup_procs, &delay, &pending))
 			break;
 		t0 = now_ns();
@@ -242,11 +248,12 @@ static void slow_rounds(const char *prefix, const char *cgroup_procs)
 			break;
 		}
 		rounds++;
+		stopped = 0;
 	}
 	snprintf(name, sizeof(name), "%srounds", prefix);
-	ktr_check(rounds == ROUNDS, name, "%d of %d rounds completed", rounds, ROUNDS);
+	ktr_check(!stopped, name, "round %d did not complete", rounds);
 	snprintf(name, sizeof(name), "%sexact", prefix);
-	if (rounds == ROUNDS)
+	if (!stopped)
 		ktr_pass(name);
 	snprintf(name, sizeof(name), "%stimes", prefix);
 	if (deferred)
@@ -337,7 +344,7 @@ int main(void)
 	 * clear may reach this process's children block.
 	 */
 	pending = 0;
-	for (int r = ROUNDS; r < ROUNDS + 8 && pending <= 0; r++) {
+	for (int r = ROUNDS; r < ROUNDS + MAX_ROUNDS && pending <= 0; r++) {
 		if (one_round(r, NULL, &delay, &pending))
 			break;
 		/* C was quick this time: let it end before the next round */
@@ -354,8 +361,8 @@ int main(void)
 				  "and 0", processes, calls);
 		}
 	} else {
-		ktr_fail("clear-while-pending", "in 8 rounds C's fold never was still "
-			 "to come when P was reaped (pending %ld)", pending);
+		ktr_fail("clear-while-pending", "in %d rounds C's fold never was still "
+			 "to come when P was reaped (pending %ld)", MAX_ROUNDS, pending);
 	}
 
 	cgroup_procs = slow_cgroup();

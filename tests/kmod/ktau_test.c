@@ -30,7 +30,8 @@
  *   skew CPU CYCLES    move CPU's TSC CYCLES back (forward when
  *                      negative); behind= gives how far behind the
  *                      writer's CPU it then is (a kernel that checks
- *                      TSC_ADJUST restores it within a second or so)
+ *                      TSC_ADJUST restores it within a second or so);
+ *                      x86 only: elsewhere ret=-EOPNOTSUPP
  *   kthread open|step|close|end
  *                      a kernel thread "ktau_kt": open starts
  *                      ktau_kt_outer and waits; step times ktau_kt_inner
@@ -52,7 +53,9 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_X86
 #include <asm/msr.h>
+#endif
 #include <asm/unistd.h>
 
 #define RESULT_LEN	512
@@ -325,6 +328,7 @@ static void test_nest(unsigned int depth, unsigned int n)
 
 /* ---- skew ----------------------------------------------------------- */
 
+#ifdef CONFIG_X86
 static void skew_tsc(void *arg)
 {
 	s64 cycles = *(s64 *)arg;
@@ -361,6 +365,17 @@ static void test_skew(unsigned int cpu, s64 cycles)
 	snprintf(result, sizeof(result), "skew cpu=%u cycles=%lld ret=%d\n",
 		 cpu, cycles, ret);
 }
+#else
+/*
+ * Elsewhere no CPU's clock can be moved from here (arm64's virtual
+ * counter offset is EL2's): t_skew moves one routine's start instead.
+ */
+static void test_skew(unsigned int cpu, s64 cycles)
+{
+	snprintf(result, sizeof(result), "skew cpu=%u cycles=%lld ret=%d\n",
+		 cpu, cycles, -EOPNOTSUPP);
+}
+#endif
 
 /*
  * Where wrmsr cannot move a TSC (QEMU's TCG), the same clock going

@@ -58,13 +58,7 @@ done
 # an arm64 static busybox: Debian's, unpacked (never installed)
 if [ -z "${BUSYBOX:-}" ]; then
 	BUSYBOX=$deps/root/bin/busybox
-	if [ ! -x "$BUSYBOX" ]; then
-		mkdir -p "$deps"
-		(cd "$deps" && rm -f busybox-static_*_arm64.deb &&
-		 apt-get download busybox-static:arm64 >/dev/null 2>&1 &&
-		 dpkg-deb -x busybox-static_*_arm64.deb root) ||
-			{ fail busybox "cannot fetch busybox-static:arm64 (as root: dpkg --add-architecture arm64 && apt-get update)"; finish; }
-	fi
+	msg=$("$repo/scripts/arm64-deps.sh" "$deps" 2>&1) || { fail busybox "$msg"; finish; }
 fi
 [ -x "$BUSYBOX" ] || { fail busybox "no arm64 busybox at $BUSYBOX"; finish; }
 

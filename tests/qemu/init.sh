@@ -18,6 +18,9 @@
 export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
 export HOME=/root TERM="${TERM:-linux}"
 umask 022
+# a busybox the host could not run (another architecture's) came without
+# its applets' links: make them now
+[ -e /bin/mount ] || /bin/busybox --install -s
 
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 # stdio on the console, even if the kernel could not open one for us

@@ -4,6 +4,12 @@
 #
 #   tests/qemu/run-guest.sh [options]
 #
+#   -A, --arch ARCH      GUEST_ARCH  x86_64 (default) or arm64: the guest's
+#                                 architecture; arm64 boots qemu-system-aarch64
+#                                 -M virt -cpu max (one TCG thread, as x86) with
+#                                 `make initramfs ARCH=arm64`'s root, and its
+#                                 defaults below are build/user-arm64,
+#                                 Image-qemu-arm64 and initramfs-arm64.cpio.gz
 #   -b, --build DIR      USER_BUILD  user-space build dir (default <repo>/build/user;
 #                                 the environment's BUILD, the top dir, is not used)
 #   -k, --kernel FILE    KERNEL   kernel image (default BUILD/../bzImage)
@@ -28,7 +34,8 @@
 #   QEMU_EXTRA (more QEMU arguments, word-split), QEMU_ACCEL (tcg,thread=single).
 #
 # Prints to stdout every `PASS: ...` / `FAIL: ...` / `SKIP: ...` line of the guest
-# (SKIP: a check the guest could not run, naming what it lacks), then
+# (SKIP: a check the guest could not run, naming what it lacks; and on arm64
+# `X86-ONLY: test: why`, a test of an x86-only kernel path), then
 #   PASS|FAIL: kernel-log-clean   no BUG:/WARNING:/Oops/panic/KASAN/UBSAN/lockdep splat,
 #                                 RCU stall or hung task
 #   PASS|FAIL: guest-completed    the guest reached KTAU-GUEST-DONE (no timeout/crash)
@@ -43,7 +50,8 @@ repo=$(cd "$here/../.." && pwd)
 
 usage() { sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit "${1:-2}"; }
 
-BUILD=${USER_BUILD:-$repo/build/user}
+GUEST_ARCH=${GUEST_ARCH:-x86_64}
+BUILD=${USER_BUILD:-}
 KERNEL=${KERNEL:-}
 INITRD=${INITRD:-}
 MODE=${MODE:-check}
@@ -53,11 +61,8 @@ LOG=${LOG:-}
 APPEND=${APPEND:-}
 VERBOSE=${VERBOSE:-}
 ICOUNT=${ICOUNT:-}
-QEMU=${QEMU:-qemu-system-x86_64}
-# TCG's `max` CPU says AuthenticAMD without invtsc: Linux then marks the TSC
-# unstable on SMP.  As GenuineIntel family 15 it gets constant_tsc and the
-# TSC clocksource (TCG's TSC follows the host clock, synchronised across CPUs).
-QEMU_CPU=${QEMU_CPU:-max,vendor=GenuineIntel}
+QEMU=${QEMU:-}
+QEMU_CPU=${QEMU_CPU:-}
 QEMU_MEM=${QEMU_MEM:-512M}
 QEMU_SMP=${QEMU_SMP:-2}
 QEMU_EXTRA=${QEMU_EXTRA:-}
@@ -65,6 +70,7 @@ CHECK_ONLY=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-A|--arch) GUEST_ARCH=${2:?"missing value for $1"}; shift ;;
 	-b|--build) BUILD=${2:?"missing value for $1"}; shift ;;
 	-k|--kernel) KERNEL=${2:?"missing value for $1"}; shift ;;
 	-i|--initrd) INITRD=${2:?"missing value for $1"}; shift ;;
@@ -82,20 +88,49 @@ while [ $# -gt 0 ]; do
 	shift || usage 2
 done
 
+case "$GUEST_ARCH" in
+x86|x86_64)
+	GUEST_ARCH=x86_64
+	BUILD=${BUILD:-$repo/build/user}
+	QEMU=${QEMU:-qemu-system-x86_64}
+	# TCG's `max` CPU says AuthenticAMD without invtsc: Linux then marks the TSC
+	# unstable on SMP.  As GenuineIntel family 15 it gets constant_tsc and the
+	# TSC clocksource (TCG's TSC follows the host clock, synchronised across CPUs).
+	QEMU_CPU=${QEMU_CPU:-max,vendor=GenuineIntel}
+	;;
+arm64|aarch64)
+	GUEST_ARCH=arm64
+	BUILD=${BUILD:-$repo/build/user-arm64}
+	QEMU=${QEMU:-qemu-system-aarch64}
+	QEMU_CPU=${QEMU_CPU:-max}
+	;;
+*) echo "run-guest: unknown architecture '$GUEST_ARCH' (x86_64, arm64)" >&2; exit 2 ;;
+esac
+
 # Splats that make a run fail (matched anywhere in a line).
 BAD_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|general protection fault|detected stall|self-detected stall|blocked for more than'
+# arm64's report of a bad kernel access comes before its Oops line
+[ "$GUEST_ARCH" = arm64 ] && BAD_RE="$BAD_RE|Unable to handle kernel|SError Interrupt"
 DONE_MARK=KTAU-GUEST-DONE
 
 nfail=0
 npass=0
 nskip=0
-result() {	# result PASS|FAIL|SKIP line...
+nx86=0
+result() {	# result PASS|FAIL|SKIP|X86-ONLY line...
 	echo "$*"
 	case "$1" in
 	PASS:) npass=$((npass + 1)) ;;
 	FAIL:) nfail=$((nfail + 1)) ;;
 	SKIP:) nskip=$((nskip + 1)) ;;
+	X86-ONLY:) nx86=$((nx86 + 1)) ;;
 	esac
+}
+# the counts of the last line; on arm64 with the x86-only tests
+counts() {
+	printf '%s passed, %s failed, %s skipped' "$npass" "$nfail" "$nskip"
+	[ "$GUEST_ARCH" = arm64 ] && printf ', %s x86-only' "$nx86"
+	printf '\n'
 }
 
 # report_excerpt LOG: the first report's 80 lines, from its first line
@@ -132,7 +167,7 @@ check_log() {
 	# console may glue escape codes in front)
 	while IFS= read -r line; do
 		result "${line%% *}" "${line#* }"
-	done < <(grep -aoE '(PASS|FAIL|SKIP): .*' "$log")
+	done < <(grep -aoE '(PASS|FAIL|SKIP|X86-ONLY): .*' "$log")
 	grep -aoE 'INFO: .*' "$log" >&2
 	if [ "$MODE" = check ] && [ $((npass + nfail + nskip)) -eq 0 ]; then
 		result FAIL: "guest-results: no PASS/FAIL/SKIP line from the guest tests"
@@ -168,7 +203,7 @@ check_log() {
 if [ -n "$CHECK_ONLY" ]; then
 	[ -r "$CHECK_ONLY" ] || { echo "run-guest: cannot read $CHECK_ONLY" >&2; exit 2; }
 	check_log "$CHECK_ONLY" none
-	echo "run-guest: $CHECK_ONLY: $npass passed, $nfail failed, $nskip skipped" >&2
+	echo "run-guest: $CHECK_ONLY: $(counts)" >&2
 	[ "$nfail" -eq 0 ]
 	exit
 fi
@@ -176,17 +211,26 @@ fi
 case "$MODE" in check|demo|shell|bench|script) ;; *) echo "run-guest: unknown mode '$MODE'" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*) echo "run-guest: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
 case "$ICOUNT" in *[!0-9]*) echo "run-guest: bad icount shift '$ICOUNT'" >&2; exit 2 ;; esac
-KERNEL=${KERNEL:-$BUILD/../bzImage}
+if [ "$GUEST_ARCH" = arm64 ]; then
+	KERNEL=${KERNEL:-$BUILD/../Image-qemu-arm64}
+else
+	KERNEL=${KERNEL:-$BUILD/../bzImage}
+fi
 LOG=${LOG:-$BUILD/../qemu-$MODE.log}
 
 if [ ! -r "$KERNEL" ]; then
 	result FAIL: "guest-boot: no kernel image at $KERNEL (make kernel)"
 	exit 1
 fi
-command -v "$QEMU" >/dev/null || { result FAIL: "guest-boot: $QEMU not found (apt-get install qemu-system-x86)"; exit 1; }
+command -v "$QEMU" >/dev/null || { result FAIL: "guest-boot: $QEMU not found (apt-get install qemu-system-x86 qemu-system-arm)"; exit 1; }
 
 if [ -z "$INITRD" ]; then
 	INITRD=$BUILD/../initramfs.cpio.gz
+	if [ "$GUEST_ARCH" = arm64 ]; then
+		INITRD=$BUILD/../initramfs-arm64.cpio.gz
+		# scripts/arm64-deps.sh's (make initramfs ARCH=arm64)
+		export BUSYBOX=${BUSYBOX:-$BUILD/../arm64-deps/root/bin/busybox}
+	fi
 	stale=
 	if [ ! -e "$INITRD" ]; then
 		stale=1
@@ -230,6 +274,8 @@ esac
 # < common_interrupt < irqentry_enter < trace_irq_disable <
 # rcu_is_watching).  Nothing of ktau's is in that path.
 cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi no5lvl ktaumode=$MODE${APPEND:+ $APPEND}"
+# arm64: the virt machine's PL011 UART, its timer the generic counter
+[ "$GUEST_ARCH" = arm64 ] && cmdline="console=ttyAMA0 panic=-1 ktaumode=$MODE${APPEND:+ $APPEND}"
 # One TCG thread for all vCPUs: with QEMU 7.2's multi-threaded TCG, a vCPU
 # executes a stale int3 after the kernel has finished patching a static
 # branch (text_poke_bp) and synced every CPU: an "Oops: int3".  QEMU's, not
@@ -237,15 +283,25 @@ cmdline="console=ttyS0 panic=-1 tsc=reliable pci=noacpi no5lvl ktaumode=$MODE${A
 # it in 9 of 10 boots, never with one thread or -icount (QEMU translated
 # without the page lock; fixed in 8.1 by "accel/tcg: Always lock pages
 # before translation").  The guest still has QEMU_SMP CPUs, interleaved.
+# arm64: -M virt (its CPUs are its own, no MP table: -smp N), the same
+# single TCG thread
+machine=pc
+[ "$GUEST_ARCH" = arm64 ] && machine=virt smp=${QEMU_SMP%%,*}
 qemu=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
 	-accel "${QEMU_ACCEL:-tcg,thread=single}"
-	-machine pc -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
+	-machine "$machine" -cpu "$QEMU_CPU" -m "$QEMU_MEM" -smp "$smp"
 	-serial mon:stdio
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline")
 [ -n "$ICOUNT" ] && qemu+=(-icount "shift=$ICOUNT")
 if [ -n "$SHARE" ]; then
 	mkdir -p "$SHARE" || exit 2
-	qemu+=(-virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hs")
+	if [ "$GUEST_ARCH" = arm64 ]; then
+		# virtio-mmio, as the virt machine's kernel config has it (no PCI)
+		qemu+=(-fsdev "local,path=$SHARE,security_model=none,id=hs"
+			-device "virtio-9p-device,fsdev=hs,mount_tag=hostshare")
+	else
+		qemu+=(-virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hs")
+	fi
 fi
 # shellcheck disable=SC2206
 [ -n "$QEMU_EXTRA" ] && qemu+=($QEMU_EXTRA)
@@ -267,6 +323,5 @@ qrc=${PIPESTATUS[0]}
 elapsed=$(( $(date +%s) - start ))
 
 check_log "$LOG" "$qrc" "$elapsed"
-echo "run-guest: mode $MODE, ${elapsed} s, QEMU status $qrc: $npass passed, $nfail failed," \
-	"$nskip skipped (log: $LOG)" >&2
+echo "run-guest: mode $MODE, ${elapsed} s, QEMU status $qrc: $(counts) (log: $LOG)" >&2
 [ "$nfail" -eq 0 ]

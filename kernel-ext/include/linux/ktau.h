@@ -315,7 +315,14 @@ static __always_inline void ktau_open_root(struct task_struct *tsk,
 	kt->stack[0].key = low;
 	if (static_branch_unlikely(&ktau_context_key.key) && kt->ctx_word)
 		ktau_root_ctx(tsk, kt, low);
-	kt->state = READ_ONCE(ktau_gen_state);
+	/*
+	 * The frame before the depth that covers it: pairs with the smp_rmb()
+	 * after ktau_read_stack()'s load of the state (kernel/ktau/view.c),
+	 * which reads another CPU's frames up to that depth.  A compiler
+	 * barrier on x86; arm64 could otherwise make the depth visible first.
+	 */
+	smp_wmb();
+	WRITE_ONCE(kt->state, READ_ONCE(ktau_gen_state));
 }
 
 /*

@@ -519,6 +519,8 @@ static void __ktau_push(struct task_struct *tsk, unsigned int fid, u64 now)
 	 */
 	ktau_frame_entry(tsk, d, false);
 	f->start = now;
+	/* the frame before its depth, as in ktau_open_root() */
+	smp_wmb();
 	kt->depth = d + 1;
 }
 
@@ -665,6 +667,8 @@ static __always_inline bool ktau_push_fast(struct task_struct *tsk,
 	f->deeper_groups = 0;
 	f->child = 0;
 	f->start = now;
+	/* the frame before its depth, as in ktau_open_root() */
+	smp_wmb();
 	kt->depth = d + 1;
 	return true;
 }

@@ -22,6 +22,7 @@
 #include "ktau-prof.h"
 #include "model/model.h"
 #include "proc/proc.h"
+#include "util/clock.h"
 
 /* ---- one thread's callpath tree ---- */
 
@@ -308,17 +309,6 @@ enum ktau_warning {
 };
 KTAU_HIDDEN void ktau__warn_once(enum ktau_warning kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* ---- the clock ---- */
-
-static inline uint64_t ktau__cycles(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __builtin_ia32_rdtsc();
-#else
-#error "libktau's user-level profiler reads the TSC: x86 only"
-#endif
-}
 
 /* ---- trace mode (utrace.c; docs/trace-format.md, "User trace files") ---- */
 

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel's clock (its asm/ktau.h) as user mode reads it, so that user
+ * and kernel times share one time base: the TSC on x86, the virtual
+ * counter CNTVCT_EL0 on arm64 (CNTVCT for an AArch32 program), read
+ * after an isb, not ahead of the code it times, as the kernel reads it;
+ * Linux lets user mode read it (the vDSO does).  Header-only, with no
+ * dependency: the guest tests' reader (tests/guest/ktr.h) includes it too.
+ */
+#ifndef KTAU_UTIL_CLOCK_H
+#define KTAU_UTIL_CLOCK_H
+
+#include <stdint.h>
+
+static inline uint64_t ktau__cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t cnt;
+
+	__asm__ volatile ("isb\n\tmrs %0, cntvct_el0" : "=r" (cnt) : : "memory");
+	return cnt;
+#elif defined(__arm__)
+	uint64_t cnt;
+
+	__asm__ volatile ("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r" (cnt) : : "memory");
+	return cnt;
+#else
+#error "the kernel's clock is read on x86 and arm only"
+#endif
+}
+
+#endif

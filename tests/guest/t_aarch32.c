@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aarch32 — the AArch32 compat entry on arm64, t_ia32's counterpart
+ * (built with the AArch32 compiler only, run on an arm64 kernel with
+ * CONFIG_COMPAT): el0_svc_compat() times the calls of a 32-bit program
+ * exactly, under the 64-bit call's id where arm64 has one of the same
+ * name, under aarch32_<name> where the call is AArch32's alone:
+ *   1000 getpid() and 500 read() of /dev/zero count as getpid and read,
+ *   9 getpgrp() (no such call in arm64's 64-bit table) as aarch32_getpgrp,
+ * exactly, in /proc/self/ktau.
+ */
+#define _GNU_SOURCE
+#include "ktr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __arm__
+#error "t_aarch32 is an AArch32 program (arm-linux-gnueabihf-gcc)"
+#endif
+
+#define NGETPID 1000
+#define NREAD 500
+#define NGETPGRP 9
+
+static uint64_t calls_of(struct ktr_profile *p, const char *name)
+{
+	uint64_t n = 0;
+
+	ktr_func(ktr_block_kind(p, "process", 0), name, &n, NULL, NULL);
+	return n;
+}
+
+/* "NAME-counted": NAME grew by exactly want between base and after. */
+static void check_grew(struct ktr_profile *base, struct ktr_profile *after,
+		       const char *name, uint64_t want)
+{
+	uint64_t grew = calls_of(after, name) - calls_of(base, name);
+	char check[64];
+
+	snprintf(check, sizeof(check), "%s-counted", name);
+	ktr_check(grew == want, check, "%s grew by %" PRIu64 ", expected exactly %" PRIu64,
+		  name, grew, want);
+}
+
+int main(void)
+{
+	struct ktr_profile base, after;
+	long pid = syscall(SYS_getpid), pgrp = getpgid(0), got = 0;
+	char buf[16];
+	int fd, bad = 0;
+
+	ktr_init("aarch32");
+	fd = open("/dev/zero", O_RDONLY);
+	if (fd < 0) {
+		ktr_fail("open-dev-zero", "open(/dev/zero): %s", strerror(errno));
+		return ktr_exit();
+	}
+	if (ktr_load("/proc/self/ktau", 1, &base, "baseline") != 0)
+		return ktr_exit();
+	for (int i = 0; i < NGETPID; i++) {
+		got = syscall(SYS_getpid);
+		bad += got != pid;
+	}
+	ktr_check(!bad, "getpid", "%d of %d getpid calls returned %ld, expected %ld",
+		  bad, NGETPID, got, pid);
+	bad = 0;
+	for (int i = 0; i < NREAD; i++)
+		bad += read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf);
+	ktr_check(!bad, "read", "%d of %d reads of /dev/zero were short", bad, NREAD);
+	bad = 0;
+	for (int i = 0; i < NGETPGRP; i++) {
+		got = syscall(SYS_getpgrp);
+		bad += got != pgrp;
+	}
+	ktr_check(!bad, "getpgrp", "%d of %d getpgrp calls returned %ld, expected %ld",
+		  bad, NGETPGRP, got, pgrp);
+	if (ktr_load("/proc/self/ktau", 1, &after, "after") != 0)
+		return ktr_exit();
+	check_grew(&base, &after, "getpid", NGETPID);
+	/* the read() of the baseline load is counted once it returned */
+	check_grew(&base, &after, "read", NREAD + 1);
+	check_grew(&base, &after, "aarch32_getpgrp", NGETPGRP);
+	ktr_free(&base);
+	ktr_free(&after);
+	close(fd);
+	return ktr_exit();
+}
