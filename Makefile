@@ -173,6 +173,11 @@ mpi-if-found: lib
 	fi
 
 ifeq ($(ARCH),arm64)
+# Debian's arm64 libelf and zlib, which the tools link, before any build
+.PHONY: arm64-deps
+arm64-deps:
+	@scripts/arm64-deps.sh $(ARM64_DEPS)
+lib tools guest-tests: arm64-deps
 user: lib tools guest-tests
 else
 user: lib tools tau-compat guest-tests mpi-if-found
@@ -227,7 +232,6 @@ ifeq ($(ARCH),arm64)
 # the arm64 guest root: Debian's arm64 busybox, no Open MPI (the host's is
 # x86), the test module built against the arm64 kernel (make kernel ARCH=arm64)
 initramfs: user
-	@scripts/arm64-deps.sh $(ARM64_DEPS)
 	@echo '==> packing the arm64 guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh BUSYBOX=$(ARM64_DEPS)/root/bin/busybox \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \
@@ -294,10 +298,12 @@ check-arm64-boot: deps-arm64
 # x86-only tests reported as such (tests/guest/x86-only).  Its kernel,
 # as x86's make check's, preempts fully and has cgroups, user namespaces
 # and failslab (tests/configs/qemu-arm64-check.config)
+# (ARM64_TESTS=t_a,t_b: those guest tests only)
 ARM64_CHECK_KCONFIG ?= qemu-arm64-check
+ARM64_TESTS ?=
 .PHONY: check-arm64
 check-arm64: deps-arm64
-	@BUILD=$(BUILD) KCONFIG=$(ARM64_CHECK_KCONFIG) scripts/check-arm64.sh
+	@BUILD=$(BUILD) KCONFIG=$(ARM64_CHECK_KCONFIG) TESTS=$(ARM64_TESTS) scripts/check-arm64.sh
 
 # longer checks, run before landing kernel changes (not in `make check`)
 .PHONY: check-long check-debian
