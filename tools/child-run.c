@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The caller blocks the signals it waits for and takes them with
- * sigwaitinfo(), so no handler and no global state is needed, and a
- * SIGCHLD that arrives before the wait starts is not lost.
+ * The caller blocks the signals it waits for from before the fork, so a
+ * SIGCHLD that arrives before the wait starts is not lost; sig-wait takes
+ * them, with the hooks' fd, inside its ppoll() only.
  */
 #define _GNU_SOURCE	/* pipe2, timersub */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "child-run.h"
+#include "sig-wait.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
@@ -112,51 +111,40 @@ static void forward(const struct reaper *r, int signo, int code)
 }
 
 /*
- * The next signal of wait_set (*code its si_code), or 0 when the hooks'
- * fd or timeout woke the caller (after on_wait), or -1 to try again.
+ * The next signal of the wait set (*code its si_code), or 0 when the
+ * hooks' fd or timeout woke the caller (after on_wait), or -1 to try
+ * again.
  */
-static int next_signal(const sigset_t *wait_set, int sigfd, const struct child_hooks *h,
-		       bool *poll_fd, int *code)
+static int next_signal(struct sig_wait *w, const struct child_hooks *h, bool *poll_fd,
+		       int *code)
 {
-	struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN },
-				 { .fd = h ? h->fd : -1, .events = POLLIN } };
-	struct signalfd_siginfo ssi;
-	siginfo_t si;
-	int n;
+	bool ready;
+	int sig;
 
-	if (sigfd < 0) {
-		n = sigwaitinfo(wait_set, &si);
-		*code = n > 0 ? si.si_code : 0;
-		return n;
-	}
-	if (!*poll_fd)
-		fds[1].fd = -1;
-	n = poll(fds, 2, h->timeout_ms);
-	if (n < 0)
-		return -1;
-	if (fds[0].revents & POLLIN) {
-		if (read(sigfd, &ssi, sizeof(ssi)) != (ssize_t)sizeof(ssi))
-			return -1;
-		*code = ssi.ssi_code;
-		return (int)ssi.ssi_signo;
-	}
-	*poll_fd = h->on_wait(h->arg, fds[1].revents != 0);
+	sig = sig_wait(w, h && *poll_fd ? h->fd : -1, h ? h->timeout_ms : -1, &ready, code);
+	if (sig || !h)
+		return sig ? sig : -1;
+	*poll_fd = h->on_wait(h->arg, ready);
 	return 0;
 }
 
-static void wait_loop(struct reaper *r, const sigset_t *wait_set, bool follow,
-		      const struct child_hooks *h)
+/* 0, or -errno when the wait could not be set up (nothing waited for). */
+static int wait_loop(struct reaper *r, const sigset_t *wait_set, bool follow,
+		     const struct child_hooks *h)
 {
-	int sigfd = h ? signalfd(-1, wait_set, SFD_CLOEXEC) : -1;
 	bool poll_fd = h && h->fd >= 0;
+	struct sig_wait w;
+	int ret = sig_wait_open(&w, wait_set);
 
+	if (ret)
+		return ret;
 	for (;;) {
 		int sig, code;
 
 		reap(r);
 		if (r->command_done && (!follow || r->none_left))
 			break;
-		sig = next_signal(wait_set, sigfd, h, &poll_fd, &code);
+		sig = next_signal(&w, h, &poll_fd, &code);
 		if (sig <= 0 || sig == SIGCHLD)
 			continue;
 		if (!r->command_done) {
@@ -167,8 +155,8 @@ static void wait_loop(struct reaper *r, const sigset_t *wait_set, bool follow,
 		}
 	}
 	r->res->orphans_left = r->some_running;
-	if (sigfd >= 0)
-		close(sigfd);
+	sig_wait_close(&w);
+	return 0;
 }
 
 int child_run(char *const argv[], bool follow, void (*before_exec)(void *arg), void *arg,
@@ -254,7 +242,14 @@ int child_run_hooked(char *const argv[], bool follow, void (*before_exec)(void *
 	}
 	res->exec_errno = exec_result(err_pipe[0]);
 	close(err_pipe[0]);
-	wait_loop(&r, &wait_set, follow && !res->exec_errno, hooks);
+	ret = wait_loop(&r, &wait_set, follow && !res->exec_errno, hooks);
+	if (ret) {
+		/* nothing to wait with: the command must not run on unwatched */
+		kill(r.command, SIGKILL);
+		while (waitpid(r.command, NULL, 0) < 0 && errno == EINTR)
+			;
+		goto out;
+	}
 	getrusage(RUSAGE_CHILDREN, &after);
 	timersub(&after.ru_utime, &before.ru_utime, &res->rusage.ru_utime);
 	timersub(&after.ru_stime, &before.ru_stime, &res->rusage.ru_stime);

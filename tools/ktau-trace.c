@@ -11,19 +11,17 @@
  * and whole chunks). Then the names and the user traces are appended
  * through libktau, the format's one reader and writer.
  */
-#define _GNU_SOURCE	/* getopt_long, mkdtemp, signalfd, strsignal */
+#define _GNU_SOURCE	/* getopt_long, mkdtemp, strsignal */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +30,7 @@
 #include <ktau.h>
 
 #include "child-run.h"
+#include "sig-wait.h"
 #include "tool.h"
 
 /* ktau-trace's own failures, as ktau-run's: the command's status is
@@ -590,37 +589,43 @@ static int trace_system(struct session *s)
 {
 	double end = now() + (double)s->o->seconds;
 	sigset_t stop_set, old;
+	struct sig_wait w;
 	bool poll_fd = true;
-	int sigfd, ret = 0;
+	int ret = 0, err;
 
 	sigemptyset(&stop_set);
 	sigaddset(&stop_set, SIGINT);
 	sigaddset(&stop_set, SIGTERM);
 	sigaddset(&stop_set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &stop_set, &old) ||
-	    (sigfd = signalfd(-1, &stop_set, SFD_CLOEXEC)) < 0) {
+	if (sigprocmask(SIG_BLOCK, &stop_set, &old)) {
 		fprintf(stderr, "ktau-trace: %s\n", strerror(errno));
+		return -1;
+	}
+	err = sig_wait_open(&w, &stop_set);
+	if (err) {
+		fprintf(stderr, "ktau-trace: cannot wait for signals: %s\n", strerror(-err));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	if (start_tracing(s, 0))
 		ret = -1;
 	while (!ret && !s->failed) {
 		double left = end - now();
-		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN },
-					 { .fd = poll_fd ? s->trace_fd : -1, .events = POLLIN } };
 		int ms = left * 1000 < DRAIN_MS ? (int)(left * 1000) : DRAIN_MS;
-		int n;
+		bool ready;
+		int sig, code;
 
 		if (left <= 0)
 			break;
-		n = poll(fds, 2, ms);
-		if (n < 0 && errno != EINTR)
+		sig = sig_wait(&w, poll_fd ? s->trace_fd : -1, ms, &ready, &code);
+		if (sig > 0)
 			break;
-		if (n > 0 && (fds[0].revents & POLLIN))
+		if (sig < 0 && errno != EINTR)
 			break;
-		poll_fd = on_wait(s, n > 0 && fds[1].revents);
+		if (!sig)
+			poll_fd = on_wait(s, ready);
 	}
-	close(sigfd);
+	sig_wait_close(&w);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -12,19 +12,33 @@
  * never goes back on any thread.  And: the exit status passed through,
  * the summary line, --noise naming the workload's thread, refusals
  * (nobody, no command, a bad size).
+ *
+ * And the drain while the command runs: `--rounds` makes 80 rounds of
+ * 100 getppid() calls and a 1 ms sleep, 16 000 events and more, into a
+ * 16 KiB buffer (1 024 units, a reader woken at 512): nothing lost and
+ * every call in the trace only if ktau-trace read the buffer while the
+ * command ran (it did not on kernels without signalfd, such as this
+ * guest's).  A round's 200 units and the sleep after it leave the reader
+ * time to run even when the woken reader does not preempt the command
+ * (or, under QEMU's single thread, its CPU waits for the command's).  The same
+ * with --all, stopped by SIGINT: exit 0, the summary, every call.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
 #include "toolrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <ktau-prof.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define KTAU_TRACE TOOL_DIR "/ktau-trace"
@@ -36,6 +50,10 @@
 #define CALLS 100
 #define CHILD_CALLS 10
 #define WORKLOAD_STATUS 5
+#define ALL_OUT "/tmp/t_ktau_trace.all.ktt"
+#define ALL_ERR "/tmp/t_ktau_trace.all.err"
+#define ROUNDS 80
+#define ROUND_CALLS 100
 
 static int workload(void)
 {
@@ -59,6 +77,19 @@ static int workload(void)
 	fclose(f);
 	waitpid(child, NULL, 0);
 	return WORKLOAD_STATUS;
+}
+
+/* Events in bursts that fill a 16 KiB buffer many times over. */
+static int rounds(void)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+
+	for (int i = 0; i < ROUNDS; i++) {
+		for (int j = 0; j < ROUND_CALLS; j++)
+			syscall(SYS_getppid);
+		nanosleep(&ms, NULL);
+	}
+	return 0;
 }
 
 /* What the JSON says of one thread. */
@@ -185,6 +216,127 @@ static void check_trace(void)
 	tool_result_free(&r);
 }
 
+/* The tid of the first getppid() slice of a Perfetto export; 0 if none. */
+static long first_getppid_tid(const char *json)
+{
+	const char *line = strstr(json, "\"name\":\"getppid\"");
+	long tid;
+
+	while (line && line > json && line[-1] != '\n')
+		line--;
+	if (!line || sscanf(line, "{\"ph\":\"%*c\",\"pid\":%*d,\"tid\":%ld", &tid) != 1)
+		return 0;
+	return tid;
+}
+
+/*
+ * getppid() slices of thread *tid (0: the thread of the first one, set
+ * here) in the Perfetto export of trace; 0 when its slices do not balance.
+ */
+static size_t exported_getppid(const char *check, const char *trace, long *tid)
+{
+	char *exp[] = { KTAU_EXPORT, "-f", "perfetto", (char *)trace, "-o", JSON_OUT, NULL };
+	struct tool_result r;
+	struct thread_view v;
+	size_t len;
+	char *json;
+
+	if (tool_run(check, exp, NULL, 0, &r))
+		return 0;
+	ktr_check(r.status == 0, check, "ktau-export: status %d: %s", r.status, r.err);
+	tool_result_free(&r);
+	json = ktr_slurp(JSON_OUT, &len);
+	if (!json) {
+		ktr_fail(check, "%s: %s", JSON_OUT, strerror(errno));
+		return 0;
+	}
+	if (!*tid)
+		*tid = first_getppid_tid(json);
+	view_thread(json, *tid, &v);
+	free(json);
+	return v.begins == v.ends ? v.getppid : 0;
+}
+
+static bool tracing_on(void)
+{
+	size_t len;
+	char *text = ktr_slurp("/proc/ktau/control", &len);
+	bool on = text && strstr(text, "\ntrace on ");
+
+	free(text);
+	return on;
+}
+
+/*
+ * ktau-trace --all until SIGINT, with the rounds made here: stopped by
+ * the signal (exit 0, its summary), nothing lost, every call in it.
+ */
+static void check_all(void)
+{
+	char *argv[] = { KTAU_TRACE, "--all", "-d", "60", "-s", "16", "-o", ALL_OUT, NULL };
+	char status[512], *err;
+	long self = getpid();
+	size_t len, calls;
+	int st = -1, i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		ktr_fail("all", "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		int fd = open(ALL_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	for (i = 0; i < 1000 && !tracing_on(); i++)
+		usleep(10000);
+	rounds();
+	kill(pid, SIGINT);
+	waitpid(pid, &st, 0);
+	err = ktr_slurp(ALL_ERR, &len);
+	ktr_check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && err &&
+		  tool_line(err, "ktau-trace: " ALL_OUT ":", status, sizeof(status)) &&
+		  strstr(status, " 0 lost"), "all-sigint",
+		  "ktau-trace --all stopped by SIGINT: wait status 0x%x (expected exit 0), "
+		  "a summary with 0 lost: %s", st, err ? err : "(no stderr)");
+	free(err);
+	calls = exported_getppid("all-export", ALL_OUT, &self);
+	ktr_check(calls == ROUNDS * ROUND_CALLS, "all-every-call",
+		  "thread %ld: %zu getppid slices, expected %d", self, calls,
+		  ROUNDS * ROUND_CALLS);
+}
+
+/* A trace larger than the buffer, read while the command runs. */
+static void check_drain(void)
+{
+	char self[256], status[512];
+	char *argv[] = { KTAU_TRACE, "-s", "16", "-o", TRACE_OUT, self, "--rounds", NULL };
+	struct tool_result r;
+	long pid = 0;
+	size_t calls;
+
+	if (!tool_self_path(self, sizeof(self)))
+		return;
+	if (tool_run("drain", argv, NULL, 0, &r))
+		return;
+	ktr_check(r.status == 0 && tool_line(r.err, "ktau-trace: " TRACE_OUT ":", status,
+					     sizeof(status)) && strstr(status, " 0 lost"),
+		  "drain-nothing-lost", "status %d; 16 000 units into a buffer of 1 024: events were "
+		  "lost, so the buffer was not read while the command ran: %s",
+		  r.status, r.err);
+	tool_result_free(&r);
+	/* the command's thread: the one of the trace's first getppid() */
+	calls = exported_getppid("drain-export", TRACE_OUT, &pid);
+	ktr_check(calls == ROUNDS * ROUND_CALLS, "drain-every-call",
+		  "thread %ld: %zu getppid slices, expected %d", pid, calls,
+		  ROUNDS * ROUND_CALLS);
+}
+
 static void check_refusals(void)
 {
 	char *none[] = { KTAU_TRACE, NULL };
@@ -213,8 +365,12 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--workload"))
 		return workload();
+	if (argc > 1 && !strcmp(argv[1], "--rounds"))
+		return rounds();
 	ktr_init("ktau_trace");
 	check_trace();
+	check_drain();
+	check_all();
 	check_refusals();
 	return ktr_exit();
 }
