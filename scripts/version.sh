@@ -1,5 +1,5 @@
 #!/bin/sh
-# Prints ktau's release, MAJOR.MINOR.PATCH (1.5.0), read from the one place
+# Prints ktau's release, MAJOR.MINOR.PATCH (1.6.0), read from the one place
 # it is written: the KTAU_VERSION_MAJOR, _MINOR and _PATCH macros of
 # libktau/include/ktau.h.  The makefiles (the .pc files, the shared
 # objects' file names, the man pages), scripts/deb.sh and

@@ -196,6 +196,7 @@ struct session {
 	struct ktau_proc *proc;
 	int trace_fd;
 	FILE *out;
+	struct ktau_trace_tally *tally;	/* of every byte written to out */
 	char *buf;
 	uint64_t bytes;
 	bool tracing;		/* we turned it on: turn it off on every path */
@@ -322,6 +323,26 @@ static void show_progress(struct session *s, bool force)
 		(unsigned long long)(s->bytes >> 10), (unsigned long long)lost);
 }
 
+/*
+ * Writes n bytes of the trace to the output, counted by the tally (the
+ * summary's figures: reading the file back cost as much as tracing).
+ * 0, or -1 when the write failed (reported).
+ */
+static int emit(struct session *s, const void *buf, size_t n)
+{
+	struct ktau_error *err;
+
+	if (fwrite(buf, 1, n, s->out) != n) {
+		fprintf(stderr, "ktau-trace: cannot write %s: %s\n", s->o->output,
+			strerror(errno));
+		return -1;
+	}
+	/* a malformed stream is reported once, by the summary */
+	ktau_trace_tally_feed(s->tally, buf, n, &err);
+	ktau_error_free(err);
+	return 0;
+}
+
 /* Reads what the buffers hold; whether anything came. */
 static bool drain(struct session *s)
 {
@@ -342,9 +363,7 @@ static bool drain(struct session *s)
 		}
 		if (!n)
 			break;
-		if (fwrite(s->buf, 1, (size_t)n, s->out) != (size_t)n) {
-			fprintf(stderr, "ktau-trace: cannot write %s: %s\n", s->o->output,
-				strerror(errno));
+		if (emit(s, s->buf, (size_t)n)) {
 			s->failed = true;
 			break;
 		}
@@ -386,6 +405,25 @@ static void set_user_trace_env(void *arg)
 
 /* ---- what comes after the kernel's stream ---- */
 
+/* The kernel names chunk of text, through memory to emit() it. */
+static int emit_kernel_names(struct session *s, const char *text, size_t len)
+{
+	char *chunk = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&chunk, &size);
+	int ret;
+
+	if (!m)
+		return -errno;
+	ret = ktau_trace_append_names(m, 0, 0, text, len);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (!ret && emit(s, chunk, size))
+		ret = -EIO;
+	free(chunk);
+	return ret;
+}
+
 static int append_names(struct session *s)
 {
 	char path[PATH_MAX];
@@ -423,7 +461,7 @@ static int append_names(struct session *s)
 	ret = ferror(f) ? -EIO : 0;
 	fclose(f);
 	if (!ret)
-		ret = ktau_trace_append_names(s->out, 0, 0, text, len);
+		ret = emit_kernel_names(s, text, len);
 	free(text);
 	if (ret)
 		fprintf(stderr, "ktau-trace: cannot append %s: %s\n", path, ktau_strerror(ret));
@@ -463,15 +501,15 @@ static int append_user_trace(struct session *s, const char *path, unsigned int s
 	}
 	rewind(tmp);
 	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
-		if (fwrite(buf, 1, n, s->out) != n) {
+		if (emit(s, buf, n)) {
 			ret = -1;
 			break;
 		}
-	if (ferror(tmp))
-		ret = -1;
-	fclose(tmp);
-	if (ret)
+	if (ferror(tmp)) {
 		fprintf(stderr, "ktau-trace: cannot append %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	fclose(tmp);
 	return ret;
 }
 
@@ -519,45 +557,31 @@ static void remove_tmpdir(struct session *s)
 	s->tmpdir[0] = '\0';
 }
 
-/* The summary from the written file, read back by libktau. */
+/* The summary of what was written, from the tally. */
 static int summarize(const struct session *s, unsigned int user_traces)
 {
-	KTAU_OPTS(ktau_load_opts, lo, .path = s->o->output);
-	const struct ktau_trace_event *ev;
-	uint64_t events = 0, user = 0, lost = 0;
+	const struct ktau_trace_tally *t = s->tally;
+	uint64_t user = ktau_trace_tally_events(t, KTAU_TRACE_USER);
+	uint64_t lost = ktau_trace_tally_lost(t, KTAU_TRACE_KERNEL);
+	uint64_t lost_user = ktau_trace_tally_lost(t, KTAU_TRACE_USER);
 	struct ktau_error *err;
-	struct ktau_trace *t;
-	unsigned int cpu;
-	int ret;
 
-	t = ktau_trace_open(&lo, &err);
-	if (!t) {
-		fprintf(stderr, "ktau-trace: %s: %s\n", s->o->output, ktau_error_message(err));
+	if (ktau_trace_tally_end(t, &err)) {
+		fprintf(stderr, "ktau-trace: %s: the trace written is malformed: %s\n",
+			s->o->output, ktau_error_message(err));
 		ktau_error_free(err);
 		return -1;
 	}
-	while ((ret = ktau_trace_next(t, &ev, &err)) > 0) {
-		events++;
-		user += ev->origin == KTAU_TRACE_USER;
-	}
-	if (ret < 0) {
-		fprintf(stderr, "ktau-trace: %s: %s\n", s->o->output, ktau_error_message(err));
-		ktau_error_free(err);
-		ktau_trace_close(t);
-		return -1;
-	}
-	for (cpu = 0; cpu < ktau_trace_nr_cpus(t) && cpu <= 0xffff; cpu++)
-		lost += ktau_trace_lost(t, cpu);
 	if (s->progress)
 		fputc('\n', stderr);
 	fprintf(stderr, "ktau-trace: %s: %llu events (%llu from %u user trace%s), %llu "
-		"bytes, %llu lost (%llu user)\n", s->o->output, (unsigned long long)events,
+		"bytes, %llu lost (%llu user)\n", s->o->output,
+		(unsigned long long)(ktau_trace_tally_events(t, KTAU_TRACE_KERNEL) + user),
 		(unsigned long long)user, user_traces, user_traces == 1 ? "" : "s",
 		(unsigned long long)(s->bytes), (unsigned long long)lost,
-		(unsigned long long)ktau_trace_lost_user(t));
-	if (lost || ktau_trace_lost_user(t))
+		(unsigned long long)lost_user);
+	if (lost || lost_user)
 		fprintf(stderr, "ktau-trace: warning: events were lost: a larger -s helps\n");
-	ktau_trace_close(t);
 	return 0;
 }
 
@@ -692,8 +716,17 @@ int main(int argc, char **argv)
 		ktau_proc_close(s.proc);
 		return TRACE_FAILED;
 	}
+	s.tally = ktau_trace_tally_new(&err);
+	if (!s.tally) {
+		fprintf(stderr, "ktau-trace: %s\n", ktau_error_message(err));
+		ktau_error_free(err);
+		free(s.buf);
+		ktau_proc_close(s.proc);
+		return TRACE_FAILED;
+	}
 	s.out = fopen(o.output, "we");
 	if (!s.out) {
+		ktau_trace_tally_free(s.tally);
 		fprintf(stderr, "ktau-trace: cannot write %s: %s\n", o.output, strerror(errno));
 		free(s.buf);
 		ktau_proc_close(s.proc);
@@ -709,6 +742,7 @@ int main(int argc, char **argv)
 		fclose(s.out);
 	if (s.trace_fd >= 0)
 		close(s.trace_fd);
+	ktau_trace_tally_free(s.tally);
 	free(s.buf);
 	ktau_proc_close(s.proc);
 	return ret;

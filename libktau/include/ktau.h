@@ -57,7 +57,7 @@ extern "C" {
  * (tests/install/check-abi.sh). The soname is libktau.so.MAJOR.
  */
 #define KTAU_VERSION_MAJOR 1
-#define KTAU_VERSION_MINOR 5
+#define KTAU_VERSION_MINOR 6
 #define KTAU_VERSION_PATCH 0
 #define KTAU__STR2(x) #x
 #define KTAU__STR(x) KTAU__STR2(x)
@@ -1320,6 +1320,34 @@ KTAU_API int ktau_trace_append_names(FILE *out, unsigned int cpu, unsigned int s
 				     const char *text, size_t len);
 KTAU_API int ktau_trace_append_user(FILE *out, const struct ktau_load_opts *from,
 				    unsigned int source, struct ktau_error **err);
+
+/*
+ * A tally of a trace as it is written (since 1.6, version node KTAU_1.6):
+ * what a writer of a stream (ktau-trace) reports of it without reading
+ * it back. Feed it every byte of the stream, in order, in pieces of any
+ * size; it checks the structure as ktau_trace_next() does (the header, the
+ * chunk headers, event types, two-unit events whole, an ATOMIC's reserved
+ * word; not the text of names chunks) and counts the events and the
+ * chunks' lost totals by origin (enum ktau_trace_origin).
+ *
+ * ktau_trace_tally_feed(): 0, or -EPROTO / -EPROTONOSUPPORT with *err at
+ * the first problem, as ktau_trace_next() words it; every later call
+ * returns the same error. ktau_trace_tally_end(): 0 when what was fed ends
+ * where a chunk may end, else -EPROTO (the stream stops inside the header,
+ * a chunk or an event). The counts are those of the events fed so far.
+ */
+struct ktau_trace_tally;
+
+KTAU_API struct ktau_trace_tally *ktau_trace_tally_new(struct ktau_error **err);
+/* NULL is accepted; leaves errno unchanged. */
+KTAU_API void ktau_trace_tally_free(struct ktau_trace_tally *t);
+KTAU_API int ktau_trace_tally_feed(struct ktau_trace_tally *t, const void *data, size_t len,
+				   struct ktau_error **err);
+KTAU_API int ktau_trace_tally_end(const struct ktau_trace_tally *t, struct ktau_error **err);
+/* Events (a two-unit event is one) and events lost, of one origin. */
+KTAU_API uint64_t ktau_trace_tally_events(const struct ktau_trace_tally *t,
+					  unsigned int origin);
+KTAU_API uint64_t ktau_trace_tally_lost(const struct ktau_trace_tally *t, unsigned int origin);
 
 /* The `trace` line of /proc/ktau/control ("trace on size=1024 tasks=all
  * lost=0"): whether tracing is on and the events lost since `trace on`;

@@ -140,7 +140,7 @@ static void check_link(struct test_ctx *_t, const char *from, const char *to)
 	ASSERT_STREQ(to, target);
 }
 
-/* lib -> lib.1 -> lib.1.5.0 (the release, ktau.h), a file, in libdir */
+/* lib -> lib.1 -> lib.1.6.0 (the release, ktau.h), a file, in libdir */
 static void check_soname_link(struct test_ctx *_t, const char *lib)
 {
 	char soname[256], file[256], path[4200];

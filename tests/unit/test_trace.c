@@ -208,6 +208,39 @@ static int open_and_read(const struct tgen *g)
 
 /* Whether reading g fails with code, a message holding msg and (when
  * line is not 0) that line; g is freed. */
+static int tally_stream(const struct tgen *g, size_t piece, struct ktau_trace_tally **out);
+static int is_bad_stream(struct tgen *g, int code, const char *msg, unsigned int line);
+
+/*
+ * The tally (ktau-trace's, of a stream as written) refuses g's stream as
+ * the reader does, fed whole and a byte at a time: code and a message
+ * holding msg.
+ */
+static int tally_refuses(const struct tgen *g, int code, const char *msg)
+{
+	int whole = tally_stream(g, g->len ? g->len : 1, NULL);
+	char first[256];
+	int bytes;
+
+	snprintf(first, sizeof(first), "%s", ERR_MSG);
+	bytes = tally_stream(g, 1, NULL);
+	if (whole == code && bytes == code && strstr(first, msg) && strstr(ERR_MSG, msg))
+		return 1;
+	fprintf(stderr, "tally whole: %d '%s'; a byte at a time: %d '%s'\n", whole, first,
+		bytes, ERR_MSG);
+	return 0;
+}
+
+/* Reader and tally refuse g's stream alike (a structural fault). */
+static int is_bad_both(struct tgen *g, int code, const char *msg)
+{
+	if (!tally_refuses(g, code, msg)) {
+		tg_free(g);
+		return 0;
+	}
+	return is_bad_stream(g, code, msg, 0);
+}
+
 static int is_bad_stream(struct tgen *g, int code, const char *msg, unsigned int line)
 {
 	int ret = open_and_read(g);
@@ -227,16 +260,16 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_bytes(&g, "KTAUTRC2", 8);
 	tg_bytes(&g, "\1\0\0\0@\0\0\0\20\0\0\0\1\0\0\0", 16);
 	tg_bytes(&g, "........................................", 40);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "not a ktau trace", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "not a ktau trace"));
 	/* another version (1 and 2 are read) */
 	tg_header(&g, 3, 16, 1, 1000);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "trace format version 3 is not "
-				  "supported (this library reads 1 to 2)", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTONOSUPPORT, "trace format version 3 is not "
+				"supported (this library reads 1 to 2)"));
 	tg_header(&g, 0, 16, 1, 1000);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTONOSUPPORT, "trace format version 0", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTONOSUPPORT, "trace format version 0"));
 	/* another unit size */
 	tg_header(&g, 1, 32, 1, 1000);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "unit_size 32", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "unit_size 32"));
 	/* a header cut short */
 	tg_header(&g, 1, 16, 1, 1000);
 	g.len = 40;
@@ -247,7 +280,7 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_event(&g, TG_ENTRY, 1, 1, 0);
 	tg_bytes(&g, "XY", 2);
 	tg_bytes(&g, "\1\0\0\0\0\0\0\0\0\0\0\0\0\0", 14);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "chunk at offset 96: bad magic 0x5958", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "chunk at offset 96: bad magic 0x5958"));
 	/* a chunk that says more units than the stream has */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 3, 0);
@@ -259,7 +292,7 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, TG_TASK, 1, 1, 1);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 0, 0);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: TASK without its comm unit", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "event at offset 80: TASK without its comm unit"));
 	/* an EXEC whose comm the stream lost */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
@@ -269,15 +302,15 @@ TEST(trace_rejects_malformed_streams_precisely)
 	tg_header(&g, 2, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, 8, 1, 1, 1);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 8", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "event at offset 80: unknown type 8"));
 	tg_header(&g, 2, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, 0, 1, 1, 1);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "event at offset 80: unknown type 0", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "event at offset 80: unknown type 0"));
 	/* a kernel chunk of a CPU the header does not have */
 	tg_header(&g, 1, 16, 2, 1000);
 	tg_chunk(&g, TG_KERNEL, 2, 0, 0, 1);
-	ASSERT_TRUE(is_bad_stream(&g, -EPROTO, "cpu 2, but the header says nr_cpus 2", 0));
+	ASSERT_TRUE(is_bad_both(&g, -EPROTO, "cpu 2, but the header says nr_cpus 2"));
 	/* half a chunk header */
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_bytes(&g, "KT\1\0", 4);
@@ -841,6 +874,8 @@ TEST(trace_atomic_malformed_streams)
 	tg_header(&g, 1, 16, 1, 1000);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
 	tg_atomic(&g, 1, 1, 480, 5);
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "event at offset 80: unknown type 7 (ATOMIC) "
+				  "in a version 1 stream"));
 	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 80: unknown type 7 (ATOMIC) "
 				 "in a version 1 stream"));
 	/* the chunk ends after the event unit */
@@ -848,6 +883,8 @@ TEST(trace_atomic_malformed_streams)
 	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
 	tg_event(&g, TG_ATOMIC, 1, 1, 480);
 	tg_chunk(&g, TG_KERNEL, 0, 0, 0, 0);
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "event at offset 80: ATOMIC without its value "
+				  "unit (the chunk ends)"));
 	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 80: ATOMIC without its value "
 				 "unit (the chunk ends)"));
 	/* the stream ends after the event unit */
@@ -869,6 +906,8 @@ TEST(trace_atomic_malformed_streams)
 	tg_event(&g, TG_ENTRY, 1, 1, 0);
 	tg_event(&g, TG_ATOMIC, 2, 1, 480);
 	tg_value(&g, 5, UINT64_C(0x8000000000000001));
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "event at offset 96: ATOMIC with reserved "
+				  "word 0x8000000000000001 (must be 0)"));
 	ASSERT_TRUE(is_bad_exact(&g, -EPROTO, "event at offset 96: ATOMIC with reserved word "
 				 "0x8000000000000001 (must be 0)"));
 	/* a TASK's comm unit cut the same way says comm */
@@ -1068,4 +1107,189 @@ TEST(trace_append_user_copies_two_unit_events_whole)
 	ktau_trace_close(t);
 	fclose(in);
 	free(text);
+}
+
+/* ---- the tally of a stream as written ---- */
+
+/*
+ * Feeds g's stream to a new tally in pieces of piece bytes, then ends it:
+ * 0 or the first error (in last_err()); the tally in *out (freed by the
+ * caller) when out is not NULL.
+ */
+static int tally_stream(const struct tgen *g, size_t piece, struct ktau_trace_tally **out)
+{
+	struct ktau_trace_tally *t = ktau_trace_tally_new(test_err());
+	size_t off = 0;
+	int ret = 0;
+
+	if (!t)
+		return -ENOMEM;
+	while (!ret && off < g->len) {
+		size_t n = g->len - off < piece ? g->len - off : piece;
+
+		ret = ktau_trace_tally_feed(t, g->buf + off, n, test_err());
+		off += n;
+	}
+	if (!ret)
+		ret = ktau_trace_tally_end(t, test_err());
+	if (out)
+		*out = t;
+	else
+		ktau_trace_tally_free(t);
+	return ret;
+}
+
+/* The reader's counts of the stream gen() makes, from a file. */
+static int reader_counts(void (*gen)(struct tgen *), uint64_t *events, uint64_t *user,
+			 uint64_t *lost, uint64_t *lost_user)
+{
+	struct ktau_trace *t = gen_open_file(gen);
+	const struct ktau_trace_event *ev;
+	unsigned int cpu;
+	int ret;
+
+	if (!t)
+		return -1;
+	*events = *user = *lost = 0;
+	while ((ret = ktau_trace_next(t, &ev, test_err())) > 0) {
+		(*events)++;
+		*user += ev->origin == KTAU_TRACE_USER;
+	}
+	for (cpu = 0; cpu < ktau_trace_nr_cpus(t); cpu++)
+		*lost += ktau_trace_lost(t, cpu);
+	*lost_user = ktau_trace_lost_user(t);
+	ktau_trace_close(t);
+	return ret;
+}
+
+TEST(trace_tally_counts_what_the_reader_reads_in_pieces_of_any_size)
+{
+	void (*gens[])(struct tgen *) = { tg_sample, tg_sample_atomic };
+	/* the samples' documented figures: events, user events, lost, lost user */
+	static const uint64_t want[][4] = { { 24, 0, 10, 4 }, { 11, 0, 1, 0 } };
+	size_t i, piece;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t events, user, lost, lost_user;
+		struct tgen g = { 0 };
+
+		ASSERT_EQ(0, reader_counts(gens[i], &events, &user, &lost, &lost_user));
+		ASSERT_EQ_U64(want[i][0], events);
+		ASSERT_EQ_U64(want[i][2], lost);
+		ASSERT_EQ_U64(want[i][3], lost_user);
+		gens[i](&g);
+		for (piece = 1; piece <= g.len; piece += piece < 40 ? 1 : 37) {
+			struct ktau_trace_tally *t;
+
+			ASSERT_EQ(0, tally_stream(&g, piece, &t));
+			ASSERT_EQ_U64(events - user, ktau_trace_tally_events(t, KTAU_TRACE_KERNEL));
+			ASSERT_EQ_U64(user, ktau_trace_tally_events(t, KTAU_TRACE_USER));
+			ASSERT_EQ_U64(lost, ktau_trace_tally_lost(t, KTAU_TRACE_KERNEL));
+			ASSERT_EQ_U64(lost_user, ktau_trace_tally_lost(t, KTAU_TRACE_USER));
+			ktau_trace_tally_free(t);
+		}
+		tg_free(&g);
+	}
+}
+
+TEST(trace_tally_counts_user_events_and_skips_a_longer_header)
+{
+	static const unsigned char extension[16] = { 0xff, 0xfe };
+	struct ktau_trace_tally *t;
+	struct tgen g = { 0 };
+
+	/* a later version's 80-byte header: its last 16 bytes are skipped */
+	tg_header(&g, 2, 16, 1, 1000);
+	g.buf[12] = 80;
+	tg_bytes(&g, extension, sizeof(extension));
+	tg_chunk(&g, TG_USER, 0xffff, 1, 3, 2);
+	tg_event(&g, TG_ENTRY, 1, 7, 1);
+	tg_event(&g, TG_TASK, 2, 7, 7);
+	tg_comm(&g, "app");
+	tg_chunk(&g, TG_KERNEL, 0, 0, 1, 0);
+	tg_event(&g, TG_EXIT, 3, 7, 0);
+	ASSERT_EQ(0, tally_stream(&g, 5, &t));
+	ASSERT_EQ_U64(2, ktau_trace_tally_events(t, KTAU_TRACE_USER));
+	ASSERT_EQ_U64(1, ktau_trace_tally_events(t, KTAU_TRACE_KERNEL));
+	ASSERT_EQ_U64(2, ktau_trace_tally_lost(t, KTAU_TRACE_USER));
+	ASSERT_EQ_U64(0, ktau_trace_tally_lost(t, KTAU_TRACE_KERNEL));
+	/* no such origin */
+	ASSERT_EQ_U64(0, ktau_trace_tally_events(t, 0));
+	ASSERT_EQ_U64(0, ktau_trace_tally_lost(t, 3));
+	ktau_trace_tally_free(t);
+	/* cut inside the extension */
+	g.len = 70;
+	ASSERT_EQ(-EPROTO, tally_stream(&g, 64, NULL));
+	ASSERT_STREQ("truncated: the stream ends inside the stream header at offset 70",
+		     ERR_MSG);
+	tg_free(&g);
+}
+
+/* What only the tally words its own way: where a stream stops short. */
+TEST(trace_tally_says_where_a_stream_stops_short)
+{
+	struct tgen g = { 0 };
+
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "empty input: not a ktau trace"));
+	tg_header(&g, 1, 16, 1, 1000);
+	g.len = 40;
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "truncated: the stream ends inside the stream "
+				  "header at offset 40"));
+	tg_free(&g);
+	/* more units said than the stream has */
+	tg_header(&g, 1, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 3, 0);
+	tg_event(&g, TG_ENTRY, 1, 1, 0);
+	tg_event(&g, TG_EXIT, 2, 1, 0);
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "truncated: the stream ends inside the chunk "
+				  "at offset 64"));
+	tg_free(&g);
+	/* half a chunk header */
+	tg_header(&g, 1, 16, 1, 1000);
+	tg_bytes(&g, "KT\1\0", 4);
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "truncated: the stream ends inside a chunk "
+				  "header at offset 64"));
+	tg_free(&g);
+	/* an ATOMIC's value unit cut */
+	tg_header(&g, 2, 16, 1, 1000);
+	tg_chunk(&g, TG_KERNEL, 0, 0, 2, 0);
+	tg_atomic(&g, 1, 1, 480, 5);
+	g.len -= 8;
+	ASSERT_TRUE(tally_refuses(&g, -EPROTO, "truncated: the stream ends inside the chunk "
+				  "at offset 64"));
+	tg_free(&g);
+}
+
+TEST(trace_tally_keeps_its_first_error_and_checks_arguments)
+{
+	struct ktau_trace_tally *t = ktau_trace_tally_new(test_err());
+	struct tgen bad = { 0 }, good = { 0 };
+
+	ASSERT_NOT_NULL(t);
+	tg_header(&bad, 1, 32, 1, 1000);
+	tg_sample(&good);
+	ASSERT_EQ(-EPROTO, ktau_trace_tally_feed(t, bad.buf, bad.len, test_err()));
+	/* a good stream after it changes nothing */
+	ASSERT_EQ(-EPROTO, ktau_trace_tally_feed(t, good.buf, good.len, test_err()));
+	ASSERT_STREQ("unit_size 32, expected 16", ERR_MSG);
+	ASSERT_EQ(-EPROTO, ktau_trace_tally_end(t, test_err()));
+	ASSERT_STREQ("unit_size 32, expected 16", ERR_MSG);
+	ASSERT_EQ_U64(0, ktau_trace_tally_events(t, KTAU_TRACE_KERNEL));
+	ktau_trace_tally_free(t);
+	tg_free(&bad);
+	tg_free(&good);
+
+	t = ktau_trace_tally_new(test_err());
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(-EINVAL, ktau_trace_tally_feed(NULL, "x", 1, test_err()));
+	ASSERT_EQ(-EINVAL, ktau_trace_tally_feed(t, NULL, 1, test_err()));
+	ASSERT_EQ(0, ktau_trace_tally_feed(t, NULL, 0, test_err()));
+	ASSERT_NULL(last_err());
+	ASSERT_EQ(-EINVAL, ktau_trace_tally_end(NULL, test_err()));
+	ASSERT_EQ_U64(0, ktau_trace_tally_events(NULL, KTAU_TRACE_KERNEL));
+	ASSERT_EQ_U64(0, ktau_trace_tally_lost(NULL, KTAU_TRACE_USER));
+	errno = 1234;
+	ktau_trace_tally_free(t);
+	ktau_trace_tally_free(NULL);
+	ASSERT_EQ(1234, errno);
 }

@@ -32,8 +32,7 @@ struct ktau_trace {
 	size_t rpos, rlen;
 	unsigned char rbuf[KTAU_TRACE_READ_BUF];
 
-	unsigned int version, nr_cpus, header_size;
-	uint64_t tsc_khz, anchor_tsc, realtime_ns, monotonic_ns;
+	struct ktau_trace_header h;
 
 	struct ktau_trace_chunk cur;	/* the chunk being read */
 	uint32_t left;			/* its units not yet read */
@@ -126,10 +125,38 @@ static int skip_bytes(struct ktau_trace *t, uint64_t n, const char *what,
 
 /* ---- the stream header ---- */
 
+int ktau__trace_header_decode(const unsigned char *p, struct ktau_trace_header *h,
+			      struct ktau_parse_error *err)
+{
+	unsigned int unit;
+
+	if (memcmp(p, KTAU_TRACE_MAGIC, 8))
+		return ktau__fail(err, EPROTO, 0, "not a ktau trace (the magic is not "
+				  "'" KTAU_TRACE_MAGIC "')");
+	h->version = ktau__le32(p + 8);
+	if (h->version < 1 || h->version > KTAU_TRACE_FORMAT_VERSION)
+		return ktau__fail(err, EPROTONOSUPPORT, 0, "trace format version %u is not "
+				  "supported (this library reads 1 to %d)", h->version,
+				  KTAU_TRACE_FORMAT_VERSION);
+	h->header_size = ktau__le32(p + 12);
+	if (h->header_size < KTAU_TRACE_HEADER_SIZE)
+		return ktau__fail(err, EPROTO, 0, "header_size %u is below %d",
+				  h->header_size, KTAU_TRACE_HEADER_SIZE);
+	unit = ktau__le32(p + 16);
+	if (unit != KTAU_TRACE_UNIT)
+		return ktau__fail(err, EPROTO, 0, "unit_size %u, expected %d", unit,
+				  KTAU_TRACE_UNIT);
+	h->nr_cpus = ktau__le32(p + 20);
+	h->tsc_khz = ktau__le64(p + 24);
+	h->anchor_tsc = ktau__le64(p + 32);
+	h->realtime_ns = ktau__le64(p + 40);
+	h->monotonic_ns = ktau__le64(p + 48);
+	return 0;
+}
+
 static int read_header(struct ktau_trace *t, struct ktau_parse_error *err)
 {
 	unsigned char h[KTAU_TRACE_HEADER_SIZE];
-	unsigned int unit;
 	int ret;
 
 	ret = read_exact(t, h, sizeof(h), "the stream header", err);
@@ -137,29 +164,11 @@ static int read_header(struct ktau_trace *t, struct ktau_parse_error *err)
 		return ktau__fail(err, EPROTO, 0, "empty input: not a ktau trace");
 	if (ret)
 		return ret;
-	if (memcmp(h, KTAU_TRACE_MAGIC, 8))
-		return ktau__fail(err, EPROTO, 0, "not a ktau trace (the magic is not "
-				  "'" KTAU_TRACE_MAGIC "')");
-	t->version = ktau__le32(h + 8);
-	if (t->version < 1 || t->version > KTAU_TRACE_FORMAT_VERSION)
-		return ktau__fail(err, EPROTONOSUPPORT, 0, "trace format version %u is not "
-				  "supported (this library reads 1 to %d)", t->version,
-				  KTAU_TRACE_FORMAT_VERSION);
-	t->header_size = ktau__le32(h + 12);
-	if (t->header_size < KTAU_TRACE_HEADER_SIZE)
-		return ktau__fail(err, EPROTO, 0, "header_size %u is below %d",
-				  t->header_size, KTAU_TRACE_HEADER_SIZE);
-	unit = ktau__le32(h + 16);
-	if (unit != KTAU_TRACE_UNIT)
-		return ktau__fail(err, EPROTO, 0, "unit_size %u, expected %d", unit,
-				  KTAU_TRACE_UNIT);
-	t->nr_cpus = ktau__le32(h + 20);
-	t->tsc_khz = ktau__le64(h + 24);
-	t->anchor_tsc = ktau__le64(h + 32);
-	t->realtime_ns = ktau__le64(h + 40);
-	t->monotonic_ns = ktau__le64(h + 48);
+	ret = ktau__trace_header_decode(h, &t->h, err);
+	if (ret)
+		return ret;
 	/* a later version's header is longer: what it adds is skipped */
-	return skip_bytes(t, t->header_size - KTAU_TRACE_HEADER_SIZE, "the stream header",
+	return skip_bytes(t, t->h.header_size - KTAU_TRACE_HEADER_SIZE, "the stream header",
 			  err);
 }
 
@@ -221,20 +230,25 @@ static void add_lost(struct ktau_trace *t, const struct ktau_trace_chunk *c)
 	t->lost[c->cpu] += c->lost;
 }
 
-/* A kernel events chunk's cpu must be one the header allows. */
-static int check_chunk(const struct ktau_trace *t, const struct ktau_trace_chunk *c,
-		       struct ktau_parse_error *err)
+int ktau__trace_check_chunk(const struct ktau_trace_chunk *c, unsigned int nr_cpus,
+			    struct ktau_parse_error *err)
 {
-	if (c->kind == KTAU_CHUNK_KERNEL && c->cpu >= t->nr_cpus)
+	if (c->kind == KTAU_CHUNK_KERNEL && c->cpu >= nr_cpus)
 		return ktau__fail(err, EPROTO, 0, "chunk at offset %llu: cpu %u, but the "
 				  "header says nr_cpus %u", (unsigned long long)c->offset,
-				  c->cpu, t->nr_cpus);
+				  c->cpu, nr_cpus);
 	if (c->kind == KTAU_CHUNK_NAMES &&
 	    (uint64_t)c->count * KTAU_TRACE_UNIT > KTAU_TRACE_MAX_NAMES)
 		return ktau__fail(err, EPROTO, 0, "chunk at offset %llu: a names chunk of "
 				  "%u units is larger than %zu MiB", (unsigned long long)c->offset,
 				  c->count, KTAU_TRACE_MAX_NAMES >> 20);
 	return 0;
+}
+
+static int check_chunk(const struct ktau_trace *t, const struct ktau_trace_chunk *c,
+		       struct ktau_parse_error *err)
+{
+	return ktau__trace_check_chunk(c, t->h.nr_cpus, err);
 }
 
 /* ---- names ---- */
@@ -486,15 +500,16 @@ static int next_events_chunk(struct ktau_trace *t, struct ktau_parse_error *err)
 	}
 }
 
-/* TASK, EXEC and ATOMIC: a second unit belongs to the event. */
-static bool two_units(unsigned int type)
-{
-	return type == KTAU_TRACE_TASK || type == KTAU_TRACE_EXEC || type == KTAU_TRACE_ATOMIC;
-}
-
 static const char *two_unit_name(unsigned int type)
 {
 	return type == KTAU_TRACE_TASK ? "TASK" : type == KTAU_TRACE_EXEC ? "EXEC" : "ATOMIC";
+}
+
+int ktau__trace_no_second(unsigned int type, uint64_t offset, struct ktau_parse_error *err)
+{
+	return ktau__fail(err, EPROTO, 0, "event at offset %llu: %s without its %s unit "
+			  "(the chunk ends)", (unsigned long long)offset, two_unit_name(type),
+			  type == KTAU_TRACE_ATOMIC ? "value" : "comm");
 }
 
 /* The second unit of the two-unit event at offset into t->second. */
@@ -505,9 +520,7 @@ static int read_second_unit(struct ktau_trace *t, unsigned int type, uint64_t of
 	int ret;
 
 	if (!t->left)
-		return ktau__fail(err, EPROTO, 0, "event at offset %llu: %s without its "
-				  "%s unit (the chunk ends)", (unsigned long long)offset,
-				  two_unit_name(type), what);
+		return ktau__trace_no_second(type, offset, err);
 	ret = read_exact(t, t->second, KTAU_TRACE_UNIT, "an event's second unit", err);
 	if (ret > 0)
 		ret = ktau__fail(err, EPROTO, 0, "truncated: the stream ends before the "
@@ -519,20 +532,42 @@ static int read_second_unit(struct ktau_trace *t, unsigned int type, uint64_t of
 	return 0;
 }
 
-/* Decodes the event unit u (and its second unit) of chunk t->cur into t->ev. */
-static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t offset,
-			struct ktau_parse_error *err)
+int ktau__trace_check_type(unsigned int type, unsigned int version, uint64_t offset,
+			   struct ktau_parse_error *err)
 {
-	uint64_t stamp = ktau__le64(u), reserved;
-	unsigned int type = (unsigned int)(stamp >> 56);
-	unsigned int last = t->version >= 2 ? KTAU_TRACE_ATOMIC : KTAU_TRACE_CONTEXT;
-	int ret;
+	unsigned int last = version >= 2 ? KTAU_TRACE_ATOMIC : KTAU_TRACE_CONTEXT;
 
 	if (type < KTAU_TRACE_ENTRY || type > last)
 		return ktau__fail(err, EPROTO, 0, "event at offset %llu: unknown type %u%s",
 				  (unsigned long long)offset, type,
 				  type == KTAU_TRACE_ATOMIC ? " (ATOMIC) in a version 1 stream"
 							    : "");
+	return 0;
+}
+
+int ktau__trace_check_second(unsigned int type, const unsigned char *second, uint64_t offset,
+			     struct ktau_parse_error *err)
+{
+	uint64_t reserved = ktau__le64(second + 8);
+
+	if (type == KTAU_TRACE_ATOMIC && reserved)
+		return ktau__fail(err, EPROTO, 0, "event at offset %llu: ATOMIC with "
+				  "reserved word 0x%llx (must be 0)",
+				  (unsigned long long)offset, (unsigned long long)reserved);
+	return 0;
+}
+
+/* Decodes the event unit u (and its second unit) of chunk t->cur into t->ev. */
+static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t offset,
+			struct ktau_parse_error *err)
+{
+	uint64_t stamp = ktau__le64(u);
+	unsigned int type = (unsigned int)(stamp >> 56);
+	int ret;
+
+	ret = ktau__trace_check_type(type, t->h.version, offset, err);
+	if (ret)
+		return ret;
 	t->ev = (struct ktau_trace_event){
 		.tsc = stamp & KTAU_TRACE_TSC_MASK,
 		.tid = ktau__le32(u + 8),
@@ -543,17 +578,14 @@ static int decode_event(struct ktau_trace *t, const unsigned char *u, uint64_t o
 		.cpu = t->cur.cpu,
 		.source = t->cur.source,
 	};
-	if (!two_units(type))
+	if (!ktau__trace_two_units(type))
 		return 0;
 	ret = read_second_unit(t, type, offset, err);
+	if (!ret)
+		ret = ktau__trace_check_second(type, t->second, offset, err);
 	if (ret)
 		return ret;
 	if (type == KTAU_TRACE_ATOMIC) {
-		reserved = ktau__le64(t->second + 8);
-		if (reserved)
-			return ktau__fail(err, EPROTO, 0, "event at offset %llu: ATOMIC with "
-					  "reserved word 0x%llx (must be 0)",
-					  (unsigned long long)offset, (unsigned long long)reserved);
 		t->ev.value = ktau__le64(t->second);
 		return 0;
 	}
@@ -641,7 +673,7 @@ static int copy_user_events(struct ktau_trace *t, FILE *out, struct ktau_parse_e
 		if (ret)
 			return ret;
 		if (fwrite(u, sizeof(u), 1, out) != 1 ||
-		    (two_units(t->ev.type) && fwrite(t->second, KTAU_TRACE_UNIT, 1, out) != 1))
+		    (ktau__trace_two_units(t->ev.type) && fwrite(t->second, KTAU_TRACE_UNIT, 1, out) != 1))
 			return ktau__fail(err, EIO, 0, "writing the trace failed");
 	}
 	return 0;
@@ -698,28 +730,28 @@ int ktau__trace_copy_user(struct ktau_trace *t, FILE *out, unsigned int source,
 
 unsigned int ktau_trace_version(const struct ktau_trace *t)
 {
-	return t->version;
+	return t->h.version;
 }
 
 unsigned int ktau_trace_nr_cpus(const struct ktau_trace *t)
 {
-	return t->nr_cpus;
+	return t->h.nr_cpus;
 }
 
 uint64_t ktau_trace_tsc_khz(const struct ktau_trace *t)
 {
-	return t->tsc_khz;
+	return t->h.tsc_khz;
 }
 
 void ktau_trace_clock(const struct ktau_trace *t, uint64_t *tsc, uint64_t *realtime_ns,
 		      uint64_t *monotonic_ns)
 {
 	if (tsc)
-		*tsc = t->anchor_tsc;
+		*tsc = t->h.anchor_tsc;
 	if (realtime_ns)
-		*realtime_ns = t->realtime_ns;
+		*realtime_ns = t->h.realtime_ns;
 	if (monotonic_ns)
-		*monotonic_ns = t->monotonic_ns;
+		*monotonic_ns = t->h.monotonic_ns;
 }
 
 uint64_t ktau_trace_lost(const struct ktau_trace *t, unsigned int cpu)
