@@ -93,6 +93,14 @@ version_of() {
 	sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$1/Makefile" | tr '\n' '.' | sed 's/\.$//'
 }
 
+# One build at a time prepares the shared source tree (extracts it, copies
+# kernel-ext, applies the series); builds of other configurations, each
+# in its own object directory, may run beside one another (make check
+# builds the arm64 kernel beside x86's).
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.linux-tree.lock"
+flock 9
+
 if [ ! -f "$tree/.ktau-source" ] || [ "$(cat "$tree/.ktau-source")" != "$source_id" ]; then
 	rm -rf "$tree" "$BUILD"/kernel-*
 	mkdir -p "$tree"
@@ -169,6 +177,9 @@ if [ ! -f "$applied/series" ] || [ "$(cat "$applied/series")" != "$series_now" ]
 		rm -rf "$saved"
 	fi
 fi
+
+# the tree is ready: the next build may look at it
+exec 9>&-
 
 # --- configuration -----------------------------------------------------------
 # A fragment may start from others: lines "#include NAME.config".
