@@ -8,8 +8,10 @@
  * and spins on.  The first interval's row for the child must say exactly
  * 1000 system calls; the second interval shows it still (busy: interrupted
  * by the timer), with 0 system calls.  A second child sleeps in read() on a
- * pipe, is woken at the same time, makes 1000 getpid()s and sleeps again:
- * exactly 1001 system calls, and "getpid 1000" among its top routines.
+ * pipe, is woken at the same time, makes 10 000 getpid()s and sleeps again:
+ * exactly 10 001 system calls, and "getpid 10000" among its top routines
+ * (10 000: with 1 000, a run of a millisecond or two, a tick's interrupt
+ * and softirqs could outrank getpid on a fast kernel).
  * Then: -p of a missing process, -p of pid 1 as user nobody, no ktau
  * kernel, a bad option, each its message and exit status.
  */
@@ -51,8 +53,10 @@ static pid_t start_busy_child(struct flags *f)
 	return pid;
 }
 
-/* Blocks in read() on fd; woken, makes 1000 getpid()s and blocks again
- * until killed. */
+#define SLEEPER_CALLS 10000
+
+/* Blocks in read() on fd; woken, makes SLEEPER_CALLS getpid()s and blocks
+ * again until killed. */
 static pid_t start_sleeper_child(struct flags *f, int fd)
 {
 	pid_t pid = fork();
@@ -60,7 +64,7 @@ static pid_t start_sleeper_child(struct flags *f, int fd)
 
 	if (pid == 0) {
 		if (read(fd, &c, 1) == 1)
-			for (int i = 0; i < 1000; i++)
+			for (int i = 0; i < SLEEPER_CALLS; i++)
 				syscall(SYS_getpid);
 		f->sleeper_done = 1;
 		for (;;)
@@ -176,15 +180,16 @@ static void check_busy_task(void)
 	ktr_check(n == 7 && syscalls == 1000 && kernel_ms > 0, "busy-first-interval",
 		  "row of the busy child %d: '%s'; expected exactly 1000 system calls and "
 		  "some kernel time", (int)child, n ? line : "MISSING");
-	/* woken from read(): that read, then 1000 getpid, top by excl. time
-	 * with nothing interrupting it but its own wait */
+	/* woken from read(): that read, then its getpid()s, top by excl. time
+	 * with nothing interrupting it but its own wait and the ticks */
 	n = row_of(out, sleeper, line, sizeof(line)) ?
 		sscanf(line, "%*d %63s %d %lf %lf %lf %lld %255[^\n]", comm, &thr, &kernel_ms, &pct,
 		       &wait_ms, &syscalls, rest) : 0;
-	ktr_check(n == 7 && syscalls == 1001 && strstr(rest, "getpid 1000"),
+	ktr_check(n == 7 && syscalls == SLEEPER_CALLS + 1 && strstr(rest, "getpid 10000"),
 		  "sleeper-first-interval", "row of the sleeping child %d: '%s'; expected "
-		  "exactly 1001 system calls (the read it was woken from, 1000 getpid) and "
-		  "'getpid 1000' among its top routines", (int)sleeper, n ? line : "MISSING");
+		  "exactly %d system calls (the read it was woken from, %d getpid) and "
+		  "'getpid %d' among its top routines", (int)sleeper, n ? line : "MISSING",
+		  SLEEPER_CALLS + 1, SLEEPER_CALLS, SLEEPER_CALLS);
 	n = row_of(second, child, line, sizeof(line)) ?
 		sscanf(line, "%*d %63s %d %lf %lf %lf %lld", comm, &thr, &kernel_ms, &pct,
 		       &wait_ms, &syscalls) : 0;
