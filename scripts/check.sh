@@ -69,9 +69,10 @@ join_beside() {
 }
 
 # arm64's kernel and guest root (the arm64 phase below boots them), built
-# from the start beside everything else, niced and one job at a time: the
-# phases before the guest tests keep both cores busy only while a kernel
-# builds.  Built in the host side, after the unit tests, they kept it
+# from the start beside everything else, one job at a time: the phases
+# before the guest tests keep both cores busy only while a kernel builds
+# (niced, this build got next to nothing then, and the arm64 phase waited
+# for it).  Built in the host side, after the unit tests, they kept it
 # running long after the x86 guest tests (CI took 2989 s with them there,
 # 1864 s before the arm64 phase).  build-kernel.sh prepares the shared
 # source tree for one build at a time; the arm64 builds write only their
@@ -80,9 +81,9 @@ ARM64_KCONFIG=qemu-arm64-check
 arm64_lock=$beside_dir/arm64-build.lock
 arm64_build() {
 	run "arm64 kernel build ($ARM64_KCONFIG, beside)" \
-		env JOBS=1 nice -n 10 make -s -C "$top" kernel ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
+		env JOBS=1 make -s -C "$top" kernel ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
 	run "arm64 user space and guest root (beside)" \
-		nice -n 10 make -s -C "$top" initramfs ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
+		make -s -C "$top" initramfs ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
 }
 # taken here, held by the builds' shell alone (fd 8) until it ends
 exec 8>"$arm64_lock"
@@ -142,8 +143,7 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # arm64 (the arm64 kernel and guest root cross-built from the same tree,
 # in their own directories, so no x86 build is touched, and a phase of
 # the guest suite under qemu-system-aarch64: boot, counts, stress and
-# permissions, as issue 36 asks, and their neighbours), the instruction
-# profiler
+# permissions, as issue 36 asks, and their neighbours)
 ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_stress,t_threads,t_perm,t_control,t_format
 host_side() {
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
@@ -157,10 +157,6 @@ host_side() {
 		make -s -C "$top" check-arm64 ARM64_TESTS="$ARM64_PHASE" \
 		ARM64_CHECK_KCONFIG="$ARM64_KCONFIG"
 	exec 8>&-
-	# the instruction profiler of docs/benchmark.md: its sums, and
-	# Debian's QEMU loading it for a boot of the kernel above
-	run "tcgprof: QEMU plugin and report (host)" \
-		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 }
 run_beside "host unit tests, arm64 guest phase" host_side
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
@@ -176,6 +172,11 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 		"$BUILD/guest-share" "$BUILD/user/bin/ktau-report"
 	run "TAU's guest Kprofile read on the host" "$top/tests/tau/check-guest-kprofile.sh" \
 		"$BUILD/guest-share"
+	# the instruction profiler of docs/benchmark.md: its sums, and
+	# Debian's QEMU loading it for a boot of the guests' kernel; here,
+	# where the host side still runs, rather than at its end
+	run "tcgprof: QEMU plugin and report (host)" \
+		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi
