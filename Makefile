@@ -62,6 +62,7 @@ endif
 help:
 	@echo 'ktau make targets:'
 	@echo '  make demo      deps, kernel, tools; boot QEMU, profile a workload, print the report'
+	@echo '                 (ARCH=arm64: in the arm64 guest, under qemu-system-aarch64; ktau-demo-arm64/)'
 	@echo '  make demo-mpi  the same for a 4-rank Open MPI job (mpi-ring under libktau-mpi):'
 	@echo '                 the job report, and ktau-demo-mpi/tau/ for ParaProf'
 	@echo '  make check     every test; the last line is "N passed, N failed"'
@@ -257,9 +258,16 @@ boot: kernel initramfs
 series:
 	@BUILD=$(BUILD) scripts/make-series.sh $(BUILD)/series
 
-demo: deps-demo
+# ARCH=arm64: the arm64 kernel and guest root (deps-arm64: the cross
+# compilers and qemu-system-aarch64), the same demo in the arm64 guest,
+# results in ktau-demo-arm64/
+DEMO_DEPS := deps-demo
+ifeq ($(ARCH),arm64)
+DEMO_DEPS := deps-arm64
+endif
+demo: $(DEMO_DEPS)
 	@$(MAKE) --no-print-directory kernel initramfs
-	@scripts/demo.sh
+	@DEMO_KERNEL='$(KERNEL_IMAGE)' DEMO_INITRD='$(INITRAMFS)' scripts/demo.sh
 
 # an MPI job in the guest: Open MPI on the host (deps-mpi installs it),
 # libktau-mpi built against it, its runtime copied into the guest

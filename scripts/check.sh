@@ -130,6 +130,12 @@ host_side() {
 	# make check-arm64-boot, which make check no longer runs)
 	run "arm64 kernel build and guest tests: $ARM64_PHASE (make check-arm64)" \
 		make -s -C "$top" check-arm64 ARM64_TESTS="$ARM64_PHASE"
+	# make demo ARCH=arm64's guest run on that kernel and guest root
+	# (about 15 s): its exact merged callpaths, ParaProf's reader on its
+	# tau/, the host's ktau-report on its files
+	run "arm64 demo (make demo ARCH=arm64's guest run)" \
+		env BUILD="$BUILD" ARCH=arm64 DEMO_KERNEL="$BUILD/Image-qemu-arm64-check" \
+		DEMO_INITRD="$BUILD/initramfs-arm64.cpio.gz" "$top/tests/qemu/check-demo.sh"
 	# the instruction profiler of docs/benchmark.md: its sums, and
 	# Debian's QEMU loading it for a boot of the kernel above
 	run "tcgprof: QEMU plugin and report (host)" \

@@ -3,8 +3,9 @@
 # every profile together; the demo's leaves out what only the tests, the
 # benchmark, MPI, packaging and arm64 use; each builds on the demo's (deb on the
 # kernel's build); an unknown profile is refused. And the Makefile: make
-# demo and make demo-mpi install their profile before anything else, and
-# build in a new make that reads the Makefile after the install (make -n).
+# demo (ARCH=arm64: the arm64 profile) and make demo-mpi install their
+# profile before anything else, and build in a new make that reads the
+# Makefile after the install (make -n).
 #
 #   tests/lib/check-deps-profiles.sh
 #
@@ -82,7 +83,11 @@ for t in demo:demo demo-mpi:mpi bench:bench check:check; do
 	[ "$(head -n 1 "$tmp/n.$target")" = "scripts/deps.sh $profile" ]
 	check "make-$target-installs-$profile" $? "make -n $target starts with '$(head -n 1 "$tmp/n.$target")'"
 done
-for target in demo demo-mpi; do
+# make demo ARCH=arm64: the arm64 profile (cross compilers, qemu-system-aarch64)
+make -n -s -C "$top" BUILD="$tmp/build" ARCH=arm64 demo >"$tmp/n.demo-arm64" 2>"$tmp/err.demo-arm64"
+[ "$(head -n 1 "$tmp/n.demo-arm64")" = "scripts/deps.sh arm64" ]
+check make-demo-arm64-installs-arm64 $? "make -n demo ARCH=arm64 starts with '$(head -n 1 "$tmp/n.demo-arm64")'"
+for target in demo demo-mpi demo-arm64; do
 	sed -n 2p "$tmp/n.$target" | grep -q 'make.* kernel initramfs$'
 	check "make-$target-builds-after-deps" $? "make -n $target: line 2 is '$(sed -n 2p "$tmp/n.$target")'"
 done
