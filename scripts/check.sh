@@ -136,6 +136,10 @@ host_side() {
 	run "arm64 demo (make demo ARCH=arm64's guest run)" \
 		env BUILD="$BUILD" ARCH=arm64 DEMO_KERNEL="$BUILD/Image-qemu-arm64-check" \
 		DEMO_INITRD="$BUILD/initramfs-arm64.cpio.gz" "$top/tests/qemu/check-demo.sh"
+	# make deb ARCH=arm64: the arm64 packages, cross-built, checked as
+	# the x86 ones are, their programs run under qemu-aarch64 (about 70 s)
+	run "deb (arm64, cross-built)" env BUILD="$BUILD" DEB_ARCH=arm64 \
+		"$top/tests/install/check-deb.sh"
 	# the instruction profiler of docs/benchmark.md: its sums, and
 	# Debian's QEMU loading it for a boot of the kernel above
 	run "tcgprof: QEMU plugin and report (host)" \

@@ -20,12 +20,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 list() { "$deps" --list "$@" | LC_ALL=C sort; }
-for p in demo mpi bench deb arm64 check all; do
+for p in demo mpi bench deb arm64 deb-arm64 check all; do
 	list "$p" >"$tmp/$p" || { check "list-$p" 1 "scripts/deps.sh --list $p failed"; exit 1; }
 done
 
 # all: the union of the others, nothing else
-cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" "$tmp/check" | LC_ALL=C sort -u >"$tmp/union"
+cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" "$tmp/deb-arm64" "$tmp/check" |
+	LC_ALL=C sort -u >"$tmp/union"
 cmp -s "$tmp/union" "$tmp/all"
 check all-is-union $? "all differs from the union of the profiles: $(diff "$tmp/union" "$tmp/all" | grep '^[<>]' | tr '\n' ' ')"
 [ "$(list)" = "$(cat "$tmp/all")" ]
@@ -68,6 +69,16 @@ out=$(hasnt demo gcc-aarch64-linux-gnu qemu-system-arm)
 check demo-without-arm64 "${#out}" "the demo profile installs $out"
 out=$(LC_ALL=C comm -23 "$tmp/arm64" "$tmp/check" | tr '\n' ' ')
 check check-has-arm64 "${#out}" "the check profile lacks $out"
+# deb-arm64: deb and arm64, and debian/control's Build-Depends for arm64
+out=$(LC_ALL=C cat "$tmp/deb" "$tmp/arm64" | LC_ALL=C sort -u | LC_ALL=C comm -23 - "$tmp/deb-arm64" | tr '\n' ' ')
+check deb-arm64-has-deb-and-arm64 "${#out}" "the deb-arm64 profile lacks $out"
+out=$(has deb-arm64 libelf-dev:arm64 zlib1g-dev:arm64)
+check deb-arm64-has-build-depends "${#out}" "the deb-arm64 profile lacks $out"
+out=$(LC_ALL=C comm -23 "$tmp/deb-arm64" "$tmp/check" | tr '\n' ' ')
+check check-has-deb-arm64 "${#out}" "the check profile lacks $out"
+# nothing else installs arm64 packages on the host
+out=$(grep -h ':arm64$' "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" | tr '\n' ' ')
+check only-deb-arm64-installs-arm64 "${#out}" "other profiles install $out"
 # the tests use none of the benchmark's tracers
 out=$(hasnt check bpftrace linux-perf strace dwarves)
 check check-without-tracers "${#out}" "the check profile installs $out"
