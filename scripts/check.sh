@@ -122,7 +122,7 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # the guest suite under qemu-system-aarch64: boot, counts, stress and
 # permissions, as issue 36 asks, and their neighbours), the instruction
 # profiler
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_stress,t_threads,t_perm,t_control,t_format
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format
 host_side() {
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 	# the exactness phase of the arm64 guest suite, on the suite's own
