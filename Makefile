@@ -54,7 +54,7 @@ KERNEL_IMAGE := $(BUILD)/Image-$(KCONFIG)
 INITRAMFS    := $(BUILD)/initramfs-arm64.cpio.gz
 endif
 
-.PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-check \
+.PHONY: help all deps deps-demo deps-mpi deps-bench deps-deb deps-arm64 deps-deb-arm64 deps-check \
 	kernel user lib tools tau-compat guest-tests initramfs boot demo \
 	check check-unit check-guest check-kernel-style clean distclean fuzz \
 	install uninstall deb deb-kernel series
@@ -62,12 +62,13 @@ endif
 help:
 	@echo 'ktau make targets:'
 	@echo '  make demo      deps, kernel, tools; boot QEMU, profile a workload, print the report'
+	@echo '                 (ARCH=arm64: in the arm64 guest, under qemu-system-aarch64; ktau-demo-arm64/)'
 	@echo '  make demo-mpi  the same for a 4-rank Open MPI job (mpi-ring under libktau-mpi):'
 	@echo '                 the job report, and ktau-demo-mpi/tau/ for ParaProf'
 	@echo '  make check     every test; the last line is "N passed, N failed"'
 	@echo '  make deps      install the Debian packages of every target (sudo when not root)'
 	@echo '  make deps-demo only what make demo needs; also deps-mpi, deps-bench, deps-deb, deps-arm64,'
-	@echo '                 deps-check (scripts/deps.sh --help lists the profiles)'
+	@echo '                 deps-deb-arm64, deps-check (scripts/deps.sh --help lists the profiles)'
 	@echo '  make kernel    build the patched kernel: $(BUILD)/bzImage (KSRC=, KCONFIG=, KBASE=);'
 	@echo '                 ARCH=arm64: cross-built, $(BUILD)/Image-qemu-arm64'
 	@echo '  make check-arm64-boot  the arm64 kernel booted under qemu-system-aarch64, exact counts checked'
@@ -83,6 +84,7 @@ help:
 	@echo '                 (PREFIX=/usr/local, DESTDIR=, BINDIR=, LIBDIR=, INCLUDEDIR=, MANDIR=)'
 	@echo '  make uninstall remove what make install put there (same variables)'
 	@echo '  make deb       Debian packages libktau1, libktau-prof1, libktau-dev, ktau-tools: $(BUILD)/deb/'
+	@echo '                 (ARCH=arm64: cross-built for arm64, $(BUILD)/deb-arm64/; make deps-deb-arm64 first)'
 	@echo '  make series    the patches as a git am series, every file through a patch, with a'
 	@echo '                 cover letter: $(BUILD)/series/ (KSRC= or Debian'"'"'s tarball)'
 	@echo '  make deb-kernel  the patched kernel as linux-image/linux-headers packages (bindeb-pkg):'
@@ -104,7 +106,7 @@ all: kernel user initramfs
 deps:
 	@scripts/deps.sh all
 
-deps-demo deps-mpi deps-bench deps-deb deps-arm64 deps-check:
+deps-demo deps-mpi deps-bench deps-deb deps-arm64 deps-deb-arm64 deps-check:
 	@scripts/deps.sh $(@:deps-%=%)
 
 kernel:
@@ -197,9 +199,11 @@ install uninstall:
 		$(MAKE) -s -C $$dir BUILD=$(USER_BUILD) $(INSTALL_VARS) $@ || exit 1; \
 	done
 
-# Debian packages of the user space, from debian/ (dpkg-buildpackage)
+# Debian packages of the user space, from debian/ (dpkg-buildpackage);
+# ARCH=arm64: cross-built for arm64 (dpkg-buildpackage -a arm64, after
+# make deps-deb-arm64), into $(BUILD)/deb-arm64/
 deb:
-	@BUILD=$(BUILD) scripts/deb.sh
+	@BUILD=$(BUILD) DEB_ARCH=$(ARCH) scripts/deb.sh
 
 # The kernel's packages, by its own bindeb-pkg; not part of `make deb`
 # (a kernel build: minutes to an hour, and the config is the site's)
@@ -257,9 +261,16 @@ boot: kernel initramfs
 series:
 	@BUILD=$(BUILD) scripts/make-series.sh $(BUILD)/series
 
-demo: deps-demo
+# ARCH=arm64: the arm64 kernel and guest root (deps-arm64: the cross
+# compilers and qemu-system-aarch64), the same demo in the arm64 guest,
+# results in ktau-demo-arm64/
+DEMO_DEPS := deps-demo
+ifeq ($(ARCH),arm64)
+DEMO_DEPS := deps-arm64
+endif
+demo: $(DEMO_DEPS)
 	@$(MAKE) --no-print-directory kernel initramfs
-	@scripts/demo.sh
+	@DEMO_KERNEL='$(KERNEL_IMAGE)' DEMO_INITRD='$(INITRAMFS)' scripts/demo.sh
 
 # an MPI job in the guest: Open MPI on the host (deps-mpi installs it),
 # libktau-mpi built against it, its runtime copied into the guest
@@ -318,7 +329,7 @@ fuzz:
 
 clean:
 	rm -rf $(USER_BUILD) $(BUILD)/*.log $(INITRAMFS) $(BUILD)/deb $(BUILD)/deb-src \
-		$(BUILD)/deb-kernel
+		$(BUILD)/deb-arm64 $(BUILD)/deb-src-arm64 $(BUILD)/deb-kernel
 
 distclean:
 	rm -rf $(BUILD)

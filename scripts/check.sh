@@ -144,19 +144,30 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # in their own directories, so no x86 build is touched, and a phase of
 # the guest suite under qemu-system-aarch64: boot, counts, stress and
 # permissions, as issue 36 asks, and their neighbours)
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_stress,t_threads,t_perm,t_control,t_format
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format
 host_side() {
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
+	# make deb ARCH=arm64: the arm64 packages, cross-built, checked as
+	# the x86 ones are, their programs run under qemu-aarch64 (about 70 s;
+	# first, while the arm64 build may still run)
+	run "deb (arm64, cross-built)" env BUILD="$BUILD" DEB_ARCH=arm64 \
+		"$top/tests/install/check-deb.sh"
 	# the exactness phase of the arm64 guest suite, on the suite's own
 	# arm64 kernel (failslab for t_stress; it covers the smoke test of
-	# make check-arm64-boot, which make check no longer runs)
-	# (its kernel and guest root built above: make finds them up to date)
+	# make check-arm64-boot, which make check no longer runs); its kernel
+	# and guest root built above, so make finds them up to date
 	exec 8>"$arm64_lock"
 	flock 8
 	run "arm64 guest tests: $ARM64_PHASE (make check-arm64)" \
 		make -s -C "$top" check-arm64 ARM64_TESTS="$ARM64_PHASE" \
 		ARM64_CHECK_KCONFIG="$ARM64_KCONFIG"
 	exec 8>&-
+	# make demo ARCH=arm64's guest run on that kernel and guest root
+	# (about 15 s): its exact merged callpaths, ParaProf's reader on its
+	# tau/, the host's ktau-report on its files
+	run "arm64 demo (make demo ARCH=arm64's guest run)" \
+		env BUILD="$BUILD" ARCH=arm64 DEMO_KERNEL="$BUILD/Image-$ARM64_KCONFIG" \
+		DEMO_INITRD="$BUILD/initramfs-arm64.cpio.gz" "$top/tests/qemu/check-demo.sh"
 }
 run_beside "host unit tests, arm64 guest phase" host_side
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then

@@ -18,8 +18,14 @@
 #          qemu-system-aarch64; adds the arm64 architecture to dpkg, so
 #          that the test can fetch Debian's arm64 busybox (apt-get
 #          download, never installed)
+#   deb-arm64  `make deb ARCH=arm64`: deb + arm64 + the arm64 build
+#          dependencies of debian/control (libelf-dev:arm64,
+#          zlib1g-dev:arm64), installed beside the host's, as
+#          dpkg-buildpackage -a arm64 wants them, and qemu-user, which
+#          runs the packages' programs for their test
 #   check  `make check`, `check-long`, `check-debian`, `make fuzz`: demo,
-#          mpi, deb and arm64 + every checker and reader the tests use
+#          mpi, deb, arm64 and deb-arm64 + every checker and reader the
+#          tests use
 #   all    every profile (CI, `make deps`)
 #
 # make check prints a SKIP line for a check whose tool is missing, and CI
@@ -59,6 +65,15 @@ deb="debhelper lintian rsync linux-config-6.12"
 # builds) and QEMU's arm machines (qemu-system-aarch64)
 arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
 	libc6-dev-armhf-cross qemu-system-arm"
+# deb-arm64: debian/control's Build-Depends for the arm64 host
+# architecture (dpkg-buildpackage -a arm64 checks them, the cross linker
+# links libktau.so.1 against libelf.so.1 and dpkg-shlibdeps finds its
+# package); they bring libc6-dev:arm64, Multi-Arch: same beside the
+# host's, at the host's version.  qemu-user's qemu-aarch64 runs the
+# packages' arm64 programs on the host for their test
+# (tests/install/check-deb.sh with DEB_ARCH=arm64; without
+# qemu-user-binfmt, nothing registers it for every arm64 program)
+debarm64="libelf-dev:arm64 zlib1g-dev:arm64 qemu-user"
 # check: quilt and sparse for the patch checks; readers of our output
 # (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool
 # pprof`, libxml2-utils for xmllint, which reads the SVG flame graph
@@ -98,10 +113,11 @@ for profile in "$@"; do
 	bench) pkgs="$pkgs $demo $bench" ;;
 	deb) pkgs="$pkgs $kernel $deb" ;;
 	arm64) pkgs="$pkgs $kernel $arm64" ;;
-	check) pkgs="$pkgs $demo $mpi $deb $arm64 $check" ;;
-	all) pkgs="$pkgs $demo $mpi $deb $arm64 $check $bench" ;;
+	deb-arm64) pkgs="$pkgs $kernel $deb $arm64 $debarm64" ;;
+	check) pkgs="$pkgs $demo $mpi $deb $arm64 $debarm64 $check" ;;
+	all) pkgs="$pkgs $demo $mpi $deb $arm64 $debarm64 $check $bench" ;;
 	-h|--help) usage 0 ;;
-	*) echo "deps: unknown profile '$profile' (demo, mpi, bench, deb, arm64, check, all)" >&2
+	*) echo "deps: unknown profile '$profile' (demo, mpi, bench, deb, arm64, deb-arm64, check, all)" >&2
 		usage >&2 ;;
 	esac
 done

@@ -26,75 +26,13 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __aarch64__
-#include <elf.h>
-#include <sys/uio.h>
-#endif
+
+#include "tracee.h"
 
 #define NRENUM 5
 #define NSKIP 4
-
-/* The call getppid() becomes: getpgrp(), or getpgid(0) where there is none. */
-#ifdef SYS_getpgrp
-#define SYS_PGRP SYS_getpgrp
-#define PGRP_NAME "getpgrp"
-#else
-#define SYS_PGRP SYS_getpgid
-#define PGRP_NAME "getpgid"
-#endif
-
-#ifdef __aarch64__
-/* The number of the call the child entered, -2 when it cannot be read. */
-static long call_nr(pid_t pid)
-{
-	int nr;
-	struct iovec iov = { .iov_base = &nr, .iov_len = sizeof(nr) };
-
-	if (ptrace(PTRACE_GETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov))
-		return -2;
-	return nr;
-}
-
-/* A skipped call returns x0 on arm64: the tracer sets it to -ENOSYS. */
-static int set_call_nr(pid_t pid, long nr)
-{
-	int v = nr;
-	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
-	struct user_regs_struct regs;
-	struct iovec riov = { .iov_base = &regs, .iov_len = sizeof(regs) };
-
-	if (nr == -1) {
-		if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &riov))
-			return -1;
-		regs.regs[0] = -ENOSYS;
-		if (ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &riov))
-			return -1;
-	}
-	return ptrace(PTRACE_SETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov) ? -1 : 0;
-}
-#else
-static long call_nr(pid_t pid)
-{
-	struct user_regs_struct regs;
-
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return -2;
-	return regs.orig_rax;
-}
-
-static int set_call_nr(pid_t pid, long nr)
-{
-	struct user_regs_struct regs;
-
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return -1;
-	regs.orig_rax = nr;
-	return ptrace(PTRACE_SETREGS, pid, 0, &regs) ? -1 : 0;
-}
-#endif
 
 /* The traced child: exit status 0 when every call returned as rewritten. */
 static int child(void)
@@ -135,7 +73,7 @@ static int trace(pid_t pid, int *rewritten, int *skipped)
 			continue;
 		in_call = !in_call;
 		if (in_call) {
-			long nr = call_nr(pid);
+			long nr = tracee_call_nr(pid);
 
 			if (nr == -2)
 				return -1;
@@ -148,7 +86,7 @@ static int trace(pid_t pid, int *rewritten, int *skipped)
 			} else {
 				continue;
 			}
-			if (set_call_nr(pid, nr))
+			if (tracee_set_call_nr(pid, nr))
 				return -1;
 		}
 	}

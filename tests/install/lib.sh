@@ -126,11 +126,37 @@ check_manpage() {
 	rm -f "$err"
 }
 
-# check_help LABEL BIN: BIN --help exits 0 with its usage on stdout.
+# run_prog [VAR=VALUE...] PROG [ARG...]: PROG with the VARs in its
+# environment.  Under QEMU_USER (check-deb.sh with DEB_ARCH=arm64:
+# qemu-aarch64, for the programs of another architecture) through it,
+# the VARs given to the program alone (-E), not to QEMU itself.
+run_prog() {
+	local -a vars=() opts=()
+	local v
+	while [ $# -gt 0 ] && [[ $1 == [A-Z_]*=* ]]; do
+		vars+=("$1")
+		shift
+	done
+	if [ -n "${QEMU_USER:-}" ]; then
+		for v in "${vars[@]}"; do
+			opts+=(-E "$v")
+		done
+		"$QEMU_USER" "${opts[@]}" "$@"
+	else
+		env "${vars[@]}" "$@"
+	fi
+}
+
+# loaded_libs [VAR=VALUE...] PROG: the shared objects the dynamic loader
+# loads for PROG, listed as ldd lists them (ldd sets LD_TRACE_LOADED_OBJECTS)
+loaded_libs() { run_prog LD_TRACE_LOADED_OBJECTS=1 "$@"; }
+
+# check_help LABEL BIN [VAR=VALUE...]: BIN --help (with those variables)
+# exits 0 with its usage on stdout.
 check_help() {
 	local label=$1 bin=$2 name out rc
 	name=$(basename "$bin")
-	out=$("$bin" --help 2>/dev/null </dev/null) && rc=0 || rc=$?
+	out=$(run_prog "${@:3}" "$bin" --help 2>/dev/null </dev/null) && rc=0 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "$label: $name --help" "exit status $rc"
 	elif [[ ${out%%$'\n'*} != "Usage: $name "* ]]; then
@@ -168,13 +194,13 @@ check_programs() {
 	for t in "${tools[@]}"; do
 		check_no_runpath "$label" "$usr/bin/$t"
 		if readelf -d "$usr/bin/$t" | grep 'NEEDED.*\[libktau' >/dev/null; then
-			loaded=$(LD_LIBRARY_PATH=$libdir ldd "$usr/bin/$t" | grep libktau || true)
+			loaded=$(loaded_libs LD_LIBRARY_PATH="$libdir" "$usr/bin/$t" | grep libktau || true)
 			if [[ $loaded != *"libktau.so.1 => $libdir/libktau.so.1 "* ]]; then
 				fail "$label: $t loads $libdir/libktau.so.1" "ldd: ${loaded:-no libktau}"
 				continue
 			fi
 		fi
-		LD_LIBRARY_PATH=$libdir check_help "$label" "$usr/bin/$t"
+		check_help "$label" "$usr/bin/$t" LD_LIBRARY_PATH="$libdir"
 	done
 }
 
@@ -236,11 +262,11 @@ check_pkgconfig_build() {
 		fail "$label: dynamic build with pkg-config" "not linked against libktau.so.1"
 	elif readelf -d "$work/count-dyn" | grep 'NEEDED.*\[libktau-prof' >/dev/null; then
 		fail "$label: dynamic build with pkg-config" "a reader is linked against the profiler"
-	elif ! LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" |
+	elif ! loaded_libs LD_LIBRARY_PATH="$libdir" "$work/count-dyn" |
 			grep "libktau\\.so\\.1 => $libdir/libktau\\.so\\.1" >/dev/null; then
 		fail "$label: dynamic build with pkg-config" \
-			"libktau.so.1 is not loaded from $libdir: $(LD_LIBRARY_PATH=$libdir ldd "$work/count-dyn" | grep ktau)"
-	elif ! got=$(LD_LIBRARY_PATH=$libdir "$work/count-dyn" "$fixture" 2>&1); then
+			"libktau.so.1 is not loaded from $libdir: $(loaded_libs LD_LIBRARY_PATH="$libdir" "$work/count-dyn" | grep ktau)"
+	elif ! got=$(run_prog LD_LIBRARY_PATH="$libdir" "$work/count-dyn" "$fixture" 2>&1); then
 		fail "$label: dynamic build with pkg-config" "ktau-count failed: $got"
 	elif [ "$got" != "$want" ]; then
 		fail "$label: dynamic build with pkg-config" \
@@ -255,7 +281,7 @@ check_pkgconfig_build() {
 		fail "$label: static build with pkg-config --static" "$got"
 	elif readelf -d "$work/count-static" 2>/dev/null | grep NEEDED >/dev/null; then
 		fail "$label: static build with pkg-config --static" "the program needs shared libraries"
-	elif ! got=$(env -u LD_LIBRARY_PATH "$work/count-static" "$fixture" 2>&1); then
+	elif ! got=$(unset LD_LIBRARY_PATH; run_prog "$work/count-static" "$fixture" 2>&1); then
 		fail "$label: static build with pkg-config --static" "ktau-count failed: $got"
 	elif [ "$got" != "$want" ]; then
 		fail "$label: static build with pkg-config --static" \
@@ -290,7 +316,7 @@ check_prof_build() {
 		fail "$label: profiler build with pkg-config ktau-prof" "$got"
 	elif ! readelf -d "$work/timed" | grep 'NEEDED.*\[libktau-prof\.so\.1\]' >/dev/null; then
 		fail "$label: profiler build with pkg-config ktau-prof" "not linked against libktau-prof.so.1"
-	elif ! got=$(LD_LIBRARY_PATH=$libdir KTAU_KERNEL_MERGE=0 \
+	elif ! got=$(run_prog LD_LIBRARY_PATH="$libdir" KTAU_KERNEL_MERGE=0 \
 			KTAU_PROFILE_DIR="$work/prof-out" "$work/timed" 7 2>&1); then
 		fail "$label: profiler build with pkg-config ktau-prof" "ktau-timed failed: $got"
 	elif ! line=$(grep '^"install check" ' "$work/prof-out/profile.0.0.0" 2>&1); then

@@ -3,8 +3,9 @@
 # every profile together; the demo's leaves out what only the tests, the
 # benchmark, MPI, packaging and arm64 use; each builds on the demo's (deb on the
 # kernel's build); an unknown profile is refused. And the Makefile: make
-# demo and make demo-mpi install their profile before anything else, and
-# build in a new make that reads the Makefile after the install (make -n).
+# demo (ARCH=arm64: the arm64 profile) and make demo-mpi install their
+# profile before anything else, and build in a new make that reads the
+# Makefile after the install (make -n).
 #
 #   tests/lib/check-deps-profiles.sh
 #
@@ -19,12 +20,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 list() { "$deps" --list "$@" | LC_ALL=C sort; }
-for p in demo mpi bench deb arm64 check all; do
+for p in demo mpi bench deb arm64 deb-arm64 check all; do
 	list "$p" >"$tmp/$p" || { check "list-$p" 1 "scripts/deps.sh --list $p failed"; exit 1; }
 done
 
 # all: the union of the others, nothing else
-cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" "$tmp/check" | LC_ALL=C sort -u >"$tmp/union"
+cat "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" "$tmp/deb-arm64" "$tmp/check" |
+	LC_ALL=C sort -u >"$tmp/union"
 cmp -s "$tmp/union" "$tmp/all"
 check all-is-union $? "all differs from the union of the profiles: $(diff "$tmp/union" "$tmp/all" | grep '^[<>]' | tr '\n' ' ')"
 [ "$(list)" = "$(cat "$tmp/all")" ]
@@ -67,6 +69,16 @@ out=$(hasnt demo gcc-aarch64-linux-gnu qemu-system-arm)
 check demo-without-arm64 "${#out}" "the demo profile installs $out"
 out=$(LC_ALL=C comm -23 "$tmp/arm64" "$tmp/check" | tr '\n' ' ')
 check check-has-arm64 "${#out}" "the check profile lacks $out"
+# deb-arm64: deb and arm64, and debian/control's Build-Depends for arm64
+out=$(LC_ALL=C cat "$tmp/deb" "$tmp/arm64" | LC_ALL=C sort -u | LC_ALL=C comm -23 - "$tmp/deb-arm64" | tr '\n' ' ')
+check deb-arm64-has-deb-and-arm64 "${#out}" "the deb-arm64 profile lacks $out"
+out=$(has deb-arm64 libelf-dev:arm64 zlib1g-dev:arm64)
+check deb-arm64-has-build-depends "${#out}" "the deb-arm64 profile lacks $out"
+out=$(LC_ALL=C comm -23 "$tmp/deb-arm64" "$tmp/check" | tr '\n' ' ')
+check check-has-deb-arm64 "${#out}" "the check profile lacks $out"
+# nothing else installs arm64 packages on the host
+out=$(grep -h ':arm64$' "$tmp/demo" "$tmp/mpi" "$tmp/bench" "$tmp/deb" "$tmp/arm64" | tr '\n' ' ')
+check only-deb-arm64-installs-arm64 "${#out}" "other profiles install $out"
 # the tests use none of the benchmark's tracers
 out=$(hasnt check bpftrace linux-perf strace dwarves)
 check check-without-tracers "${#out}" "the check profile installs $out"
@@ -82,7 +94,11 @@ for t in demo:demo demo-mpi:mpi bench:bench check:check; do
 	[ "$(head -n 1 "$tmp/n.$target")" = "scripts/deps.sh $profile" ]
 	check "make-$target-installs-$profile" $? "make -n $target starts with '$(head -n 1 "$tmp/n.$target")'"
 done
-for target in demo demo-mpi; do
+# make demo ARCH=arm64: the arm64 profile (cross compilers, qemu-system-aarch64)
+make -n -s -C "$top" BUILD="$tmp/build" ARCH=arm64 demo >"$tmp/n.demo-arm64" 2>"$tmp/err.demo-arm64"
+[ "$(head -n 1 "$tmp/n.demo-arm64")" = "scripts/deps.sh arm64" ]
+check make-demo-arm64-installs-arm64 $? "make -n demo ARCH=arm64 starts with '$(head -n 1 "$tmp/n.demo-arm64")'"
+for target in demo demo-mpi demo-arm64; do
 	sed -n 2p "$tmp/n.$target" | grep -q 'make.* kernel initramfs$'
 	check "make-$target-builds-after-deps" $? "make -n $target: line 2 is '$(sed -n 2p "$tmp/n.$target")'"
 done
