@@ -60,10 +60,13 @@ for t in $tests; do
 	# t_hostile's two attacks (100 threads, then 4000) take 4-6 minutes
 	# on the KASAN kernel under TCG
 	[ "$name" = hostile ] && limit=$((TEST_TIMEOUT * 3))
+	started=$(date +%s)
 	# run from a neutral directory; stdin from /dev/null
 	(cd / && exec timeout "$limit" "$t") </dev/null >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	# where a run's time goes (the guest's clock: real time under TCG)
+	echo "INFO: $name: $(($(date +%s) - started)) s"
 	np=$(grep -c '^PASS: ' "$out")
 	nf=$(grep -c '^FAIL: ' "$out")
 	ns=$(grep -c '^SKIP: ' "$out")
