@@ -142,7 +142,7 @@ log=$out/console.log
 timeout "$TIMEOUT" "$QEMU" -M virt -cpu "$QEMU_CPU" -accel tcg,thread=single \
 	-smp "$QEMU_SMP" -m 512M -nographic -no-reboot \
 	-kernel "$KERNEL" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyAMA0 panic=-1" </dev/null 2>&1 | tr -d '\r' >"$log"
+	-append "console=ttyAMA0 panic=-1" </dev/null 2>&1 | stdbuf -oL tr -d '\r' >"$log"
 
 grep -E '^(PASS|FAIL|SKIP): ' "$log" | while IFS= read -r line; do echo "$line"; done
 passed=$((passed + $(grep -cE '^PASS: ' "$log")))

@@ -314,10 +314,15 @@ fi
 mkdir -p "$(dirname "$LOG")"
 case "$MODE" in demo|script) VERBOSE=${VERBOSE:-1} ;; esac
 start=$(date +%s)
+# tr line-buffered: into a file it writes 4 KiB blocks, and a guest
+# that printed little for minutes (t_hostile's attack) looked hung with
+# its log cut mid-line
 if [ -n "$VERBOSE" ]; then
-	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$LOG" >&2
+	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
+		stdbuf -oL tr -d '\r' | tee "$LOG" >&2
 else
-	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' >"$LOG"
+	timeout --kill-after=5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
+		stdbuf -oL tr -d '\r' >"$LOG"
 fi
 qrc=${PIPESTATUS[0]}
 elapsed=$(( $(date +%s) - start ))
