@@ -95,7 +95,7 @@ fi
 # and u16 cases of arm64's cmpxchg() of a u32 with a constant above
 # 0xffff as truncations: upstream's warnings, not ktau's.
 # shellcheck disable=SC2086 # kargs is a list of make arguments
-out=$(make -s -C "$tree" O="$objdir" $kargs -j"$(nproc)" W=1 C=2 kernel/ktau/ 2>&1 |
+out=$(make -s -C "$tree" O="$objdir" $kargs -j"${JOBS:-$(nproc)}" W=1 C=2 kernel/ktau/ 2>&1 |
 	grep -E 'warning|error' | grep -v '^make' |
 	{ if [ -n "$kargs" ]; then
 		grep -vE '/arch/arm64/kernel/vdso/|/arch/arm64/include/asm/cmpxchg\.h:[0-9]+:[0-9]+: warning: cast truncates bits from constant value'

@@ -129,21 +129,20 @@ run "patch series applies with quilt" "$top/scripts/check-quilt.sh"
 KCONFIG=${KCONFIG:-debug}
 export KCONFIG
 run "kernel build ($KCONFIG)" make -s -C "$top" kernel KCONFIG="$KCONFIG"
-run "kernel style (checkpatch --strict, W=1, sparse)" "$top/scripts/check-kernel-style.sh"
-# the series for git am (make series): applies, gives the tree above, checkpatch
-run "generated series (make series)" "$top/scripts/check-series.sh"
-run "kernel builds with CONFIG_KTAU=n" "$top/scripts/check-ktau-off.sh"
-run "patched files compile under Debian's config" "$top/scripts/check-debian-config.sh" --objects
 # TAU built -ktau -ktau_shctr against the compatibility layer, a TAU program
 # on a fake /proc, and the program staged for the guest (t_tau): before the
 # initramfs is packed (make check-tau, about 3 minutes)
 run "TAU against ktau (make check-tau)" env BUILD="$BUILD" "$top/tests/tau/check-tau.sh"
 run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # beside the guest tests, which keep one core busy: the host unit tests,
-# arm64 (the arm64 kernel and guest root cross-built from the same tree,
-# in their own directories, so no x86 build is touched, and a phase of
-# the guest suite under qemu-system-aarch64: boot, counts, stress and
-# permissions, as issue 36 asks, and their neighbours)
+# the kernel's static checks and other configs, arm64 (the arm64 kernel
+# and guest root cross-built from the same tree, in their own
+# directories, so no x86 build is touched, and a phase of the guest suite
+# under qemu-system-aarch64: boot, counts, stress and permissions, as
+# issue 36 asks, and their neighbours), the kernel's packages and
+# tcgprof.  Stop 44's CI (3 075 s) ran the static checks and configs
+# before the guest tests, and the packages and tcgprof after them, with
+# this side done some 960 s before the guest tests were.
 ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format
 host_side() {
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
@@ -152,6 +151,17 @@ host_side() {
 	# first, while the arm64 build may still run)
 	run "deb (arm64, cross-built)" env BUILD="$BUILD" DEB_ARCH=arm64 \
 		"$top/tests/install/check-deb.sh"
+	# the kernel side's static checks and its other configs: each in an
+	# object directory of its own (style's W=1 objects of kernel/ktau/ in
+	# the $KCONFIG one, which the guest no longer needs), one job each,
+	# beside the guest tests rather than before them
+	run "kernel style (checkpatch --strict, W=1, sparse)" \
+		env JOBS=1 "$top/scripts/check-kernel-style.sh"
+	# the series for git am (make series): applies, gives the tree above, checkpatch
+	run "generated series (make series)" "$top/scripts/check-series.sh"
+	run "kernel builds with CONFIG_KTAU=n" env JOBS=1 "$top/scripts/check-ktau-off.sh"
+	run "patched files compile under Debian's config" \
+		env JOBS=1 "$top/scripts/check-debian-config.sh" --objects
 	# the exactness phase of the arm64 guest suite, on the suite's own
 	# arm64 kernel (failslab for t_stress; it covers the smoke test of
 	# make check-arm64-boot, which make check no longer runs); its kernel
@@ -168,6 +178,15 @@ host_side() {
 	run "arm64 demo (make demo ARCH=arm64's guest run)" \
 		env BUILD="$BUILD" ARCH=arm64 DEMO_KERNEL="$BUILD/Image-$ARM64_KCONFIG" \
 		DEMO_INITRD="$BUILD/initramfs-arm64.cpio.gz" "$top/tests/qemu/check-demo.sh"
+	# the kernel's Debian packages (bindeb-pkg) of the $KCONFIG kernel,
+	# from a copy of its object directory, after style's W=1 objects:
+	# after every other kernel build, not beside one
+	run "kernel packages (make deb-kernel)" env JOBS=1 \
+		"$top/tests/install/check-deb-kernel.sh"
+	# the instruction profiler of docs/benchmark.md: its sums, and
+	# Debian's QEMU loading it for a boot of the guests' kernel
+	run "tcgprof: QEMU plugin and report (host)" \
+		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 }
 run_beside "host unit tests, arm64 guest phase" host_side
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
@@ -183,18 +202,10 @@ if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 		"$BUILD/guest-share" "$BUILD/user/bin/ktau-report"
 	run "TAU's guest Kprofile read on the host" "$top/tests/tau/check-guest-kprofile.sh" \
 		"$BUILD/guest-share"
-	# the instruction profiler of docs/benchmark.md: its sums, and
-	# Debian's QEMU loading it for a boot of the guests' kernel; here,
-	# where the host side still runs, rather than at its end
-	run "tcgprof: QEMU plugin and report (host)" \
-		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 else
 	echo "FAIL: guest tests: no kernel or initramfs to boot" | tee -a "$results"
 fi
 join_beside
-# the kernel's Debian packages (bindeb-pkg) of the $KCONFIG kernel, from a
-# copy of its object directory: after every other kernel build, not beside one
-run "kernel packages (make deb-kernel)" "$top/tests/install/check-deb-kernel.sh"
 
 # shellcheck source=scripts/summary.sh
 . "$top/scripts/summary.sh"
