@@ -211,10 +211,11 @@ deb-kernel:
 	@KSRC='$(KSRC)' KBASE='$(KBASE)' BUILD=$(BUILD) scripts/deb-kernel.sh $(KCONFIG)
 
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/,
-# and ktau-trace for the trace drain row
+# and ktau-trace for the trace drain row (ARCH=arm64: cross-built, static,
+# into $(BUILD)/user-arm64/bench/, as the arm64 user space)
 .PHONY: bench-programs
 bench-programs: tools
-	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C bench $(USER_MAKE)
 
 # issue 19's scale goal, on the host: a synthetic 1000-rank job directory
 # (4000 profiles, 32 nodes) summarised by ktau-report --job; prints the time
