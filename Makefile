@@ -92,7 +92,8 @@ help:
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel,'
 	@echo '                     every prefix of the series built (~1 h 10 min)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
-	@echo '  make bench     the overhead table, docs/benchmark.md (three kernels under qemu -icount)'
+	@echo '  make bench     the overhead table, docs/benchmark.md (three kernels under qemu -icount);'
+	@echo '                 ARCH=arm64: its per-call rows on arm64 (qemu-system-aarch64 -icount)'
 	@echo '  make bench-job a synthetic 1000-rank job through ktau-report --job: time and memory'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
@@ -226,10 +227,17 @@ bench-job: lib tools
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 		$(USER_BUILD)/tests/unit/gen-job --bench $(USER_BUILD)/bin/ktau-report "$$dir/job"
 
-# the benchmark table: three kernels, each booted under qemu -icount (< 30 min)
+# the benchmark table: three kernels, each booted under qemu -icount (< 30 min);
+# ARCH=arm64: the per-call rows of two arm64 kernels under
+# qemu-system-aarch64 -icount (the arm64 profile: cross compilers, QEMU)
 .PHONY: bench
+ifeq ($(ARCH),arm64)
+bench: deps-arm64
+	@BUILD=$(BUILD) ARCH=arm64 scripts/bench.sh
+else
 bench: deps-bench
 	@BUILD=$(BUILD) scripts/bench.sh
+endif
 
 # Open MPI's runtime for the guest's MPI test, when the host has it
 # (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
