@@ -131,7 +131,7 @@ if [ "$arch" = arm64 ]; then
 	user=$BUILD/user-arm64
 	make_arch=ARCH=arm64
 	kimage=Image
-	say "arm64: the tracing kernel, the peers (rows 5-5g), the whole programs, memory per task and the profile reads are x86-only for now: skipped"
+	say "arm64: the tracing kernel, the peers (rows 5-5g), the whole programs and memory per task are x86-only for now: skipped; the profile reads: --role read"
 fi
 say "building libktau and the benchmark programs"
 make -s -C "$top" $make_arch bench-programs >"$out/programs.log" 2>&1 ||
