@@ -92,7 +92,8 @@ help:
 	@echo '  make check-long    4 CPUs, repeated stress boots, CPU hotplug, the distribution-shaped kernel,'
 	@echo '                     every prefix of the series built (~1 h 10 min)'
 	@echo '  make check-debian  Debian'"'"'s own 6.12 config with ktau: build, boot, guest suite (~1.5 h)'
-	@echo '  make bench     the overhead table, docs/benchmark.md (three kernels under qemu -icount)'
+	@echo '  make bench     the overhead table, docs/benchmark.md (three kernels under qemu -icount);'
+	@echo '                 ARCH=arm64: its per-call rows on arm64 (qemu-system-aarch64 -icount)'
 	@echo '  make bench-job a synthetic 1000-rank job through ktau-report --job: time and memory'
 	@echo '  make clean     remove $(BUILD) except the kernel tree'
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
@@ -211,10 +212,11 @@ deb-kernel:
 	@KSRC='$(KSRC)' KBASE='$(KBASE)' BUILD=$(BUILD) scripts/deb-kernel.sh $(KCONFIG)
 
 # benchmark programs for `make bench` (issue 7): $(USER_BUILD)/bench/,
-# and ktau-trace for the trace drain row
+# and ktau-trace for the trace drain row (ARCH=arm64: cross-built, static,
+# into $(BUILD)/user-arm64/bench/, as the arm64 user space)
 .PHONY: bench-programs
 bench-programs: tools
-	@$(MAKE) -s -C bench BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C bench $(USER_MAKE)
 
 # issue 19's scale goal, on the host: a synthetic 1000-rank job directory
 # (4000 profiles, 32 nodes) summarised by ktau-report --job; prints the time
@@ -225,10 +227,17 @@ bench-job: lib tools
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 		$(USER_BUILD)/tests/unit/gen-job --bench $(USER_BUILD)/bin/ktau-report "$$dir/job"
 
-# the benchmark table: three kernels, each booted under qemu -icount (< 30 min)
+# the benchmark table: three kernels, each booted under qemu -icount (< 30 min);
+# ARCH=arm64: the per-call rows of two arm64 kernels under
+# qemu-system-aarch64 -icount (the arm64 profile: cross compilers, QEMU)
 .PHONY: bench
+ifeq ($(ARCH),arm64)
+bench: deps-arm64
+	@BUILD=$(BUILD) ARCH=arm64 scripts/bench.sh
+else
 bench: deps-bench
 	@BUILD=$(BUILD) scripts/bench.sh
+endif
 
 # Open MPI's runtime for the guest's MPI test, when the host has it
 # (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)

@@ -13,7 +13,8 @@
 #   bench  `make bench`: demo + the tracers it compares ktau with, and
 #          the whole programs' MPI workload (Open MPI, ScaLAPACK's tests)
 #   deb    `make deb`, `make deb-kernel`: the kernel's build + packaging
-#   arm64  `make kernel ARCH=arm64`, `make check-arm64-boot`: the kernel's
+#   arm64  `make kernel ARCH=arm64`, `make check-arm64-boot`,
+#          `make bench ARCH=arm64` (no tracers: x86-only): the kernel's
 #          build + the arm64 and AArch32 cross compilers and
 #          qemu-system-aarch64; adds the arm64 architecture to dpkg, so
 #          that the test can fetch Debian's arm64 busybox (apt-get

@@ -16,14 +16,9 @@ check_group=bench-table
 # shellcheck source=tests/lib/check.sh
 . "$top/tests/lib/check.sh"
 
-# A run's lines as the guests print them: every op of the compiled-out
-# kernel, ktau off, on, on with the system call group alone, in a task
-# without a context word while another's holds the key on (row 3 + 4),
-# and after the last word is gone (row 3 + 2).
-{
-	for row in "nokt 207 399 213 7612 5986" "off 207 399 213 7616 5990" \
-		"on 253 445 259 8045 6054" "sysonly 253 445 259 7801 5990" \
-		"ctxother 257 449 263 8049 6058" "ctxgone 255 447 261 8045 6054"; do
+# rows "ROW GETPID READ CLOSE PIPE_RTT FAULT"...: their BENCH lines
+rows() {
+	for row in "$@"; do
 		# shellcheck disable=SC2086 # the words of the row
 		set -- $row
 		echo "BENCH $1.getpid $2"
@@ -32,6 +27,15 @@ check_group=bench-table
 		echo "BENCH $1.pipe_rtt $5"
 		echo "BENCH $1.page_fault $6"
 	done
+}
+# A run's lines as the guests print them: every op of the compiled-out
+# kernel, ktau off, on, on with the system call group alone, in a task
+# without a context word while another's holds the key on (row 3 + 4),
+# and after the last word is gone (row 3 + 2).
+{
+	rows "nokt 207 399 213 7612 5986" "off 207 399 213 7616 5990" \
+		"on 253 445 259 8045 6054" "sysonly 253 445 259 7801 5990" \
+		"ctxother 257 449 263 8049 6058" "ctxgone 255 447 261 8045 6054"
 	echo "BENCH mem.typical_task 1016"
 } >"$tmp/run.txt"
 
@@ -46,6 +50,14 @@ verdict() {
 	*" NOT measured") echo "NOT measured" ;;
 	*" met") echo met ;;
 	esac
+}
+# first_line NAME TEXT: the table starts with TEXT
+first_line() {
+	case $(printf '%s\n' "$out" | head -n 1) in
+	"$2"*) true ;;
+	*) false ;;
+	esac
+	check "$1" $? "'$(printf '%s\n' "$out" | head -n 1)'"
 }
 # expect NAME LABEL LINE: the first line starting LABEL, spaces squeezed,
 # reads LINE
@@ -171,8 +183,7 @@ check programs-absent $? "a run without whole programs printed the section"
 sed 's/^BENCH prog.mpi.on .*/BENCH prog.mpi.on 250250000/' "$tmp/prog.txt" >"$tmp/prog-edge.txt"
 out=$("$table" --programs "$tmp/prog-edge.txt" 2>&1)
 check programs-runs $? "$out"
-[ "$(printf '%s\n' "$out" | head -n 1 | cut -c 1-15)" = "Whole programs:" ]
-check programs-only $? "--programs: '$(printf '%s\n' "$out" | head -n 1)'"
+first_line programs-only "Whole programs:"
 expect programs-row-3 '3 ktau on (vs 1)' "3 ktau on (vs 1) +1.00 % +1.00 % +1.00 % +0.10 %"
 expect programs-row-1 '1 ktau compiled out (instructions)' \
 	"1 ktau compiled out (instructions) 400000000 200000000 300000000 250000000"
@@ -226,6 +237,49 @@ out=$("$table" "$tmp/all.txt" 2>&1)
 expect programs-in-table '3 ktau on (vs 1)' "3 ktau on (vs 1) 253 (+46) 445 (+46) 259 (+46) 8045 (+433) 6054 (+68)"
 [ "$(printf '%s\n' "$out" | grep -c '^Whole programs:')" = 1 ]
 check programs-in-table-section $? "the full table has no 'Whole programs' section"
+
+# issue 36, make bench ARCH=arm64: its rows and goals (on <= +60 per
+# system call, in and off <= +4), each at its edge and one over; what is
+# x86-only named, and none of the x86 goals
+{
+	rows "nokt 301 517 305 9120 7010" "off 305 521 309 9124 7014" \
+		"on 361 577 365 9400 7070" "ctx 362 578 366 9404 7074"
+	echo "BENCH calibrate.rdtsc 2.000"
+} >"$tmp/arm64.txt"
+arm64() {	# arm64 FILE: the arm64 table of FILE in $out
+	out=$("$table" --arch arm64 "$1" 2>&1)
+}
+arm64 "$tmp/arm64.txt"
+check arm64-runs $? "$out"
+first_line arm64-title "ktau overhead on arm64: "
+expect arm64-row-3 '3 ktau on (vs 1)' "3 ktau on (vs 1) 361 (+60) 577 (+60) 365 (+60) 9400 (+280) 7070 (+60)"
+expect arm64-on-60 'ktau on: <= 60 added' \
+	"ktau on: <= 60 added instructions per syscall getpid +60, read +60, close +60 met"
+expect arm64-off-4 'ktau in and off: <= 4' "ktau in and off: <= 4 added per syscall getpid +4, read +4, close +4 met"
+expect arm64-merged 'merged (user context word): <= 60' \
+	"merged (user context word): <= 60 per syscall getpid +61, read +61, close +61 NOT met"
+expect arm64-fault 'page fault:' "page fault: +60 with ktau on, +4 in and off (no arm64 goal; x86 has +60 on)"
+expect arm64-clock 'clock check:' \
+	"clock check: a 2-instruction loop reads 2.000 per iteration by CNTVCT_EL0 (scaled to ns), - by clock_gettime"
+expect arm64-unmeasured-row '3s ktau on, the syscall group alone' "3s ktau on, the syscall group alone (vs 1) - - - - -"
+case $out in *"x86-only for now, not run on arm64: rows 5-5g"*) true ;; *) false ;; esac
+check arm64-x86-only-named $? "$out"
+case $out in *"5 tracing kernel"* | *"goal: the first targets"* | *"NOT measured"*) false ;; esac
+check arm64-no-x86-goals $? "$out"
+sed -e 's/^BENCH on.read16 .*/BENCH on.read16 578/' -e 's/^BENCH off.close_ebadf .*/BENCH off.close_ebadf 310/' \
+	"$tmp/arm64.txt" >"$tmp/arm64-over.txt"
+arm64 "$tmp/arm64-over.txt"
+[ "$(verdict 'ktau on: <= 60 added')" = "NOT met" ]
+check arm64-on-61 $? "'$(line 'ktau on: <= 60 added')'"
+[ "$(verdict 'ktau in and off: <= 4')" = "NOT met" ]
+check arm64-off-5 $? "'$(line 'ktau in and off: <= 4')'"
+grep -v '^BENCH off\.' "$tmp/arm64.txt" >"$tmp/arm64-nooff.txt"
+arm64 "$tmp/arm64-nooff.txt"
+expect arm64-off-unmeasured 'ktau in and off: <= 4' "ktau in and off: <= 4 added per syscall - NOT measured"
+out=$("$table" --arch mips "$tmp/arm64.txt" 2>&1)
+rc=$?
+[ $rc -eq 2 ]
+check arm64-bad-arch $? "--arch mips: status $rc, '$out'"
 
 # a results file that cannot be read: a message and status 1
 out=$("$table" "$tmp/absent.txt" 2>&1)

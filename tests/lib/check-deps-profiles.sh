@@ -98,6 +98,10 @@ done
 make -n -s -C "$top" BUILD="$tmp/build" ARCH=arm64 demo >"$tmp/n.demo-arm64" 2>"$tmp/err.demo-arm64"
 [ "$(head -n 1 "$tmp/n.demo-arm64")" = "scripts/deps.sh arm64" ]
 check make-demo-arm64-installs-arm64 $? "make -n demo ARCH=arm64 starts with '$(head -n 1 "$tmp/n.demo-arm64")'"
+# make bench ARCH=arm64: the arm64 profile too (no tracers: x86-only)
+make -n -s -C "$top" BUILD="$tmp/build" ARCH=arm64 bench >"$tmp/n.bench-arm64" 2>"$tmp/err.bench-arm64"
+[ "$(head -n 1 "$tmp/n.bench-arm64")" = "scripts/deps.sh arm64" ]
+check make-bench-arm64-installs-arm64 $? "make -n bench ARCH=arm64 starts with '$(head -n 1 "$tmp/n.bench-arm64")'"
 for target in demo demo-mpi demo-arm64; do
 	sed -n 2p "$tmp/n.$target" | grep -q 'make.* kernel initramfs$'
 	check "make-$target-builds-after-deps" $? "make -n $target: line 2 is '$(sed -n 2p "$tmp/n.$target")'"
