@@ -182,13 +182,23 @@ fi
 exec 9>&-
 
 # --- configuration -----------------------------------------------------------
-# A fragment may start from others: lines "#include NAME.config".
+# A fragment may start from others: lines "#include NAME.config", which
+# may include others in turn.  merge_config.sh gets them depth first, each
+# once, an included file before its includer (a later one wins a clash).
 fragments=
-for inc in $(sed -n 's/^#include \(.*\.config\)$/\1/p' "$fragment"); do
-	[ -f "$top/tests/configs/$inc" ] || die "$fragment includes $inc, which does not exist"
-	fragments="$fragments $top/tests/configs/$inc"
-done
-fragments="$fragments $fragment"
+add_fragment() {	# add_fragment FILE CHAIN: FILE's includes, then FILE
+	local inc
+	case " $fragments " in *" $1 "*) return ;; esac
+	for inc in $(sed -n 's/^#include \(.*\.config\)$/\1/p' "$1"); do
+		[ -f "$top/tests/configs/$inc" ] || die "$1 includes $inc, which does not exist"
+		case " $2 " in
+		*" $top/tests/configs/$inc "*) die "$1 includes $inc, which includes it (a cycle)" ;;
+		esac
+		add_fragment "$top/tests/configs/$inc" "$2 $1"
+	done
+	fragments="$fragments $1"
+}
+add_fragment "$fragment" ""
 
 mkdir -p "$objdir"
 # never reconfigure one architecture's object directory for another

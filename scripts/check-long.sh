@@ -16,13 +16,18 @@
 #              objtool warning, then the whole suite booted with
 #              `preempt=full nohz_full=1 audit=1`, and the concurrency and
 #              entry-work tests booted with preempt=voluntary and none;
+#   arm64      the whole guest suite on the arm64 debug kernel
+#              (tests/configs/qemu-arm64-debug.config: the arm64 suite's
+#              kernel plus KASAN, lockdep, PROVE_RCU, UBSAN, KTAU_DEBUG,
+#              the AArch32 compat entry) under qemu-system-aarch64, through
+#              scripts/check-arm64.sh;
 #   prefixes   every prefix of the `make series` series builds
 #              (scripts/check-series-prefixes.sh: the objects of the files
 #              the series touched so far after each patch, and kernel/ktau/
 #              once CONFIG_KTAU is set; its own tree, under BUILD/prefixes).
 #
 # usage: scripts/check-long.sh [--boots N] [PART...]
-#        (PART: smp4 stress distro prefixes; default: all four)
+#        (PART: smp4 stress distro arm64 prefixes; default: all five)
 # Prints PASS/FAIL/SKIP lines, each prefixed with its run, then the summary
 # of scripts/summary.sh (its last line "N passed, N failed").
 set -uo pipefail
@@ -34,13 +39,13 @@ parts=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--boots) boots=${2:?--boots needs a number}; shift ;;
-	smp4 | stress | distro | prefixes) parts="$parts $1" ;;
+	smp4 | stress | distro | arm64 | prefixes) parts="$parts $1" ;;
 	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "check-long: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
-parts=${parts:-smp4 stress distro prefixes}
+parts=${parts:-smp4 stress distro arm64 prefixes}
 case "$boots" in '' | *[!0-9]*) echo "check-long: bad --boots '$boots'" >&2; exit 2 ;; esac
 
 log=$BUILD/check-long.log
@@ -105,6 +110,15 @@ for part in $parts; do
 		guest distro-full distro 2 "" "preempt=full nohz_full=1 audit=1"
 		guest distro-voluntary distro 2 "" "preempt=voluntary $concurrency"
 		guest distro-none distro 2 "" "preempt=none $concurrency"
+		;;
+	arm64)
+		# KASAN under TCG: t_hostile's attacks alone take many minutes
+		say "arm64: the whole guest suite on the arm64 debug kernel (qemu-arm64-debug)"
+		out=$(BUILD=$BUILD KCONFIG=qemu-arm64-debug GUEST_TIMEOUT=7200 \
+			"$top/scripts/check-arm64.sh" 2>&1)
+		printf '%s\n' "$out" >> "$log"
+		printf '%s\n' "$out" | sed -n 's#^\(PASS\|FAIL\|SKIP\): #\1: arm64-debug/#p' |
+			tee -a "$results"
 		;;
 	prefixes)
 		say "prefixes: every prefix of the series builds (objects)"
