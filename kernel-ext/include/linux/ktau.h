@@ -569,6 +569,75 @@ static __always_inline void ktau_syscall_exit(struct pt_regs *regs)
 }
 
 /*
+ * For an architecture whose 64-bit system call path has copies chosen by
+ * these static keys (arm64's el0_svc()): whether system calls are timed,
+ * and if so whether by the inline timers alone (no handler, no trace:
+ * ktau_sysfast_key), which its inline copy then calls without testing
+ * either key again.  Both are tested with interrupts off, and off until
+ * the copy's timer has started: a static key change returns only once
+ * every CPU has taken an interrupt, so no copy starts a timer on a state
+ * older than the control change (and its generation bump) that follows.
+ */
+static __always_inline bool ktau_syscalls_timed(void)
+{
+	return ktau_group_on(KTAU_GROUP_SYSCALL);
+}
+
+/* a branch taken to the inline copy, not a no-op and a branch to it */
+static __always_inline bool ktau_syscalls_inline(void)
+{
+	return static_branch_unlikely(&ktau_sysfast_key);
+}
+
+/*
+ * The inline copy's entry: ktau_syscall_enter() with both keys on.  @nr:
+ * the number as the system call table is indexed by it.
+ */
+static __always_inline void ktau_inline_syscall_enter(const struct pt_regs *regs,
+						      int nr)
+{
+	struct task_struct *tsk = ktau_arch_current();
+
+	if (likely((unsigned int)nr < NR_syscalls))
+		ktau_open_root(tsk, &tsk->ktau, nr);
+	else
+		__ktau_syscall_enter(regs, nr);
+}
+
+/*
+ * The inline copy's exit: ktau_syscall_exit(), the keys being as they
+ * were at the entry but for a change during the call.  A change of the
+ * control that matters bumps the generation, which sends the close to the
+ * general exit (none if the group went off), after its static keys
+ * change: a call that ends in between is recorded as if it had ended
+ * just before.  A handler registered or the trace started during the
+ * call may miss its stop, as it missed its start.
+ */
+static __always_inline void ktau_inline_syscall_exit(struct pt_regs *regs)
+{
+	struct ktau_task *kt = &current->ktau;
+	struct ktau_table *t;
+	u64 now;
+	u32 key;
+
+	if (static_branch_unlikely(&ktau_counters_key.key) &&
+	    unlikely(kt->counters)) {
+		ktau_syscall_exit(regs);
+		return;
+	}
+	now = ktau_arch_now();
+	t = rcu_dereference_raw(kt->table);
+	key = kt->stack[0].key;
+	if (unlikely(!__ktau_close_root_hinted(kt, t, now))) {
+		if (ktau_group_on(KTAU_GROUP_SYSCALL))
+			__ktau_syscall_exit(current, regs, now);
+	} else if (ktau_group_on(KTAU_GROUP_EVENT) &&
+		   ktau_key_moves_bytes(key)) {
+		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
+	}
+}
+
+/*
  * From resume_user_mode_work(): the task's shared counter area, if it
  * has one, is written before it returns to user mode.
  */
@@ -742,6 +811,20 @@ static inline long ktau_syscall_renumber(long nr)
 
 static inline void ktau_compat_syscall_enter(long nr) { }
 static inline void ktau_syscall_exit(struct pt_regs *regs) { }
+
+static inline bool ktau_syscalls_timed(void)
+{
+	return false;
+}
+
+static inline bool ktau_syscalls_inline(void)
+{
+	return false;
+}
+
+static inline void ktau_inline_syscall_enter(const struct pt_regs *regs,
+					     int nr) { }
+static inline void ktau_inline_syscall_exit(struct pt_regs *regs) { }
 static inline void ktau_counters_resume(void) { }
 static inline void ktau_softirq_enter(unsigned int vec) { }
 static inline void ktau_softirq_exit(unsigned int vec) { }

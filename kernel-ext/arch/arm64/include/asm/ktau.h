@@ -134,9 +134,12 @@ static __always_inline void ktau_arch_zero32(u32 *p)
 static __always_inline void ktau_arch_entry_add(struct ktau_entry *e,
 						u64 incl, u64 excl)
 {
-	WRITE_ONCE(e->incl, e->incl + incl);
+	/* both loaded first: one ldp */
+	u64 old_incl = e->incl, old_excl = e->excl;
+
+	WRITE_ONCE(e->incl, old_incl + incl);
 	/* Pairs with smp_rmb() in the readers (kernel/ktau/view.c). */
-	smp_store_release(&e->excl, e->excl + excl);
+	smp_store_release(&e->excl, old_excl + excl);
 	WRITE_ONCE(e->calls_key, e->calls_key + KTAU_CALLS_ONE);
 }
 
