@@ -7,7 +7,12 @@
  * name, under aarch32_<name> where the call is AArch32's alone:
  *   1000 getpid() and 500 read() of /dev/zero count as getpid and read,
  *   9 getpgrp() (no such call in arm64's 64-bit table) as aarch32_getpgrp,
- * exactly, in /proc/self/ktau.
+ * exactly, in /proc/self/ktau;
+ * and a call that the entry work skips is not recorded: a child under a
+ * seccomp filter that fails getppid() with EPERM makes 100 sched_yield()
+ * and 100 getppid(), and this process's children total grows by exactly
+ * 100 sched_yield and no getppid (el0_svc_common() opens an AArch32
+ * call's frame once the entry work has settled its number).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -15,9 +20,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/audit.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "seccomp_getppid.h"
 
 #ifndef __arm__
 #error "t_aarch32 is an AArch32 program (arm-linux-gnueabihf-gcc)"
@@ -26,6 +36,7 @@
 #define NGETPID 1000
 #define NREAD 500
 #define NGETPGRP 9
+#define NSKIPPED 100
 
 static uint64_t calls_of(struct ktr_profile *p, const char *name)
 {
@@ -45,6 +56,61 @@ static void check_grew(struct ktr_profile *base, struct ktr_profile *after,
 	snprintf(check, sizeof(check), "%s-counted", name);
 	ktr_check(grew == want, check, "%s grew by %" PRIu64 ", expected exactly %" PRIu64,
 		  name, grew, want);
+}
+
+/* The calls of @name in this process's children total, or -1. */
+static int64_t children_calls(const char *name)
+{
+	struct ktr_profile p;
+	uint64_t n = 0;
+	struct ktr_block *b;
+
+	if (ktr_load("/proc/self/ktau", 0, &p, "children-read"))
+		return -1;
+	b = ktr_block_kind(&p, "children", 0);
+	if (b)
+		ktr_func(b, name, &n, NULL, NULL);
+	ktr_free(&p);
+	return (int64_t)n;
+}
+
+static int seccomp_child(void)
+{
+	if (seccomp_fail_getppid(AUDIT_ARCH_ARM))
+		return 2;
+	for (int i = 0; i < NSKIPPED; i++)
+		syscall(SYS_sched_yield);
+	for (int i = 0; i < NSKIPPED; i++)
+		if (syscall(SYS_getppid) != -1 || errno != EPERM)
+			return 3;
+	return 0;
+}
+
+/* A getppid() that seccomp fails with EPERM is skipped: not recorded. */
+static void seccomp_case(void)
+{
+	int64_t yield0, getppid0, yield1, getppid1;
+	int st, status = -1;
+	pid_t pid;
+
+	if (prctl(PR_GET_SECCOMP, 0UL, 0UL, 0UL, 0UL) < 0 && errno == EINVAL) {
+		ktr_info("seccomp", "no CONFIG_SECCOMP in this kernel: not run");
+		return;
+	}
+	yield0 = children_calls("sched_yield");
+	getppid0 = children_calls("getppid");
+	pid = fork();
+	if (pid == 0)
+		_exit(seccomp_child());
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		status = WEXITSTATUS(st);
+	yield1 = children_calls("sched_yield");
+	getppid1 = children_calls("getppid");
+	ktr_check(status == 0 && yield0 >= 0 && yield1 - yield0 == NSKIPPED &&
+		  getppid1 == getppid0, "seccomp-skipped",
+		  "a child under a filter failing getppid() with EPERM (status %d): "
+		  "sched_yield +%" PRId64 ", getppid +%" PRId64 "; expected +%d, +0",
+		  status, yield1 - yield0, getppid1 - getppid0, NSKIPPED);
 }
 
 int main(void)
@@ -88,5 +154,6 @@ int main(void)
 	ktr_free(&base);
 	ktr_free(&after);
 	close(fd);
+	seccomp_case();
 	return ktr_exit();
 }

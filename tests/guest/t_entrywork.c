@@ -37,11 +37,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
@@ -52,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "seccomp_getppid.h"
 #include "tracee.h"
 
 #define CALLS		100
@@ -125,19 +123,7 @@ static void check_delta(const char *check, const char *what, int status,
 
 static int seccomp_child(void)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0UL, &prog))
+	if (seccomp_fail_getppid(AUDIT_ARCH_SELF))
 		return 2;
 	calls(SYS_sched_yield, CALLS);
 	for (int i = 0; i < CALLS; i++)
