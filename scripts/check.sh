@@ -145,9 +145,10 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # this side done some 960 s before the guest tests were.
 ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format
 host_side() {
-	# niced: the guest tests are the longest path, one QEMU thread that a
-	# compiler or fuzzer beside it must not slow (with the arm64 build
-	# still running, three jobs shared two cores)
+	# niced, as the arm64 build is from here on: the guest tests are the
+	# longest path, one QEMU thread that a compiler or fuzzer beside it
+	# must not slow (with the arm64 build still running, three jobs
+	# shared two cores)
 	renice -n 10 -p "$BASHPID" > /dev/null
 	run "host unit tests" make -s -C "$top/tests/unit" BUILD="$BUILD/user" run
 	# make deb ARCH=arm64: the arm64 packages, cross-built, checked as
@@ -193,6 +194,35 @@ host_side() {
 		env BUILD="$BUILD" "$top/tests/bench/check-tcgprof.sh"
 }
 run_beside "host unit tests, arm64 guest phase" host_side
+
+# renice_tree NICE PID: PID and every process under it, for the compilers
+# a make starts later inherit its niceness (the parents from /proc/N/stat,
+# after the command name's closing parenthesis)
+renice_tree() {
+	local stat line pid ppid p
+	local -A parent=()
+	local -a todo=("$2") tree=()
+
+	for stat in /proc/[0-9]*/stat; do
+		read -r line < "$stat" 2> /dev/null || continue
+		pid=${stat#/proc/}
+		line=${line##*) }
+		ppid=${line#* }
+		parent[${pid%/stat}]=${ppid%% *}
+	done
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		tree+=("$p")
+		for pid in "${!parent[@]}"; do
+			[ "${parent[$pid]}" = "$p" ] && todo+=("$pid")
+		done
+	done
+	renice -n "$1" -p "${tree[@]}" > /dev/null 2>&1
+}
+# the arm64 build, when it still runs, yields to the guest tests as the
+# host side does: it shared the cores with the kernel build before them
+renice_tree 10 "${beside_pids[0]}"
 if [ -f "$BUILD/bzImage" ] && [ -f "$BUILD/initramfs.cpio.gz" ]; then
 	# the 9p share brings the guest's archive back (t_report)
 	rm -rf "$BUILD/guest-share"
