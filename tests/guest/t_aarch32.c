@@ -12,7 +12,11 @@
  * seccomp filter that fails getppid() with EPERM makes 100 sched_yield()
  * and 100 getppid(), and this process's children total grows by exactly
  * 100 sched_yield and no getppid (el0_svc_common() opens an AArch32
- * call's frame once the entry work has settled its number).
+ * call's frame once the entry work has settled its number); and a child
+ * traced with PTRACE_SYSCALL whose tracer (this 32-bit program, through
+ * the compat PTRACE_SET_SYSCALL) turns its first 50 getppid() into
+ * getpgrp() and skips the other 50 (number -1): +100 sched_yield, +50
+ * aarch32_getpgrp, +0 getppid.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -22,12 +26,15 @@
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "seccomp_getppid.h"
+#include "tracee.h"
 
 #ifndef __arm__
 #error "t_aarch32 is an AArch32 program (arm-linux-gnueabihf-gcc)"
@@ -113,6 +120,51 @@ static void seccomp_case(void)
 		  status, yield1 - yield0, getppid1 - getppid0, NSKIPPED);
 }
 
+/*
+ * getppid() renumbered to getpgrp() (the first half) or skipped (-1: the
+ * second half) by this program as the child's tracer.
+ */
+static void ptrace_case(void)
+{
+	/* the counts before, then what they grew by */
+	int64_t yield0, getppid0, pgrp0;
+	int st, seen = 0, status = -1;
+	pid_t pid;
+
+	yield0 = children_calls("sched_yield");
+	getppid0 = children_calls("getppid");
+	pgrp0 = children_calls("aarch32_getpgrp");
+	pid = fork();
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(2);
+		kill(getpid(), SIGSTOP);
+		for (int i = 0; i < NSKIPPED; i++)
+			syscall(SYS_sched_yield);
+		for (int i = 0; i < NSKIPPED; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st) &&
+	    !ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD)) {
+		status = tracee_renumber_getppid(pid, NSKIPPED / 2, SYS_getpgrp, &seen);
+		if (status == -2)
+			ktr_fail("ptrace-renumbered", "PTRACE_SET_SYSCALL: %s", strerror(errno));
+	} else if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	yield0 = children_calls("sched_yield") - yield0;
+	pgrp0 = children_calls("aarch32_getpgrp") - pgrp0;
+	getppid0 = children_calls("getppid") - getppid0;
+	ktr_check(status == 0 && seen == NSKIPPED && yield0 == NSKIPPED &&
+		  pgrp0 == NSKIPPED / 2 && getppid0 == 0, "ptrace-renumbered",
+		  "a traced child (status %d, %d getppid seen) whose tracer renumbered half its "
+		  "getppid() to getpgrp() and skipped the rest: sched_yield +%" PRId64
+		  ", aarch32_getpgrp +%" PRId64 ", getppid +%" PRId64 "; expected +%d, +%d, +0",
+		  status, seen, yield0, pgrp0, getppid0, NSKIPPED, NSKIPPED / 2);
+}
+
 int main(void)
 {
 	struct ktr_profile base, after;
@@ -154,6 +206,7 @@ int main(void)
 	ktr_free(&base);
 	ktr_free(&after);
 	close(fd);
+	ptrace_case();
 	seccomp_case();
 	return ktr_exit();
 }

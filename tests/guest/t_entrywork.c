@@ -157,7 +157,7 @@ static void seccomp_case(void)
 static void ptrace_case(void)
 {
 	struct counts a, b, want = { CALLS, 0, CALLS / 2 };
-	int st, in_call = 0, seen = 0, status = -1;
+	int st, seen = 0, status = -1;
 	pid_t pid;
 
 	children_counts(&a);
@@ -177,23 +177,10 @@ static void ptrace_case(void)
 		waitpid(pid, &st, 0);
 		return;
 	}
-	for (;;) {
-		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) || waitpid(pid, &st, 0) != pid)
-			break;
-		if (WIFEXITED(st)) {
-			status = WEXITSTATUS(st);
-			break;
-		}
-		if (!WIFSTOPPED(st) || WSTOPSIG(st) != (SIGTRAP | 0x80))
-			continue;
-		in_call = !in_call;
-		if (in_call && tracee_call_nr(pid) == SYS_getppid &&
-		    tracee_set_call_nr(pid, seen++ < CALLS / 2 ? SYS_PGRP : -1)) {
-			ktr_fail("ptrace", "the tracer could not rewrite the call's number: %s",
-				 strerror(errno));
-			kill(pid, SIGKILL);
-		}
-	}
+	status = tracee_renumber_getppid(pid, CALLS / 2, SYS_PGRP, &seen);
+	if (status == -2)
+		ktr_fail("ptrace", "the tracer could not rewrite the call's number: %s",
+			 strerror(errno));
 	children_counts(&b);
 	check_delta("ptrace", "PTRACE_SYSCALL, getppid() renumbered to " PGRP_NAME
 		    "() or skipped", status, &a, &b, &want);
