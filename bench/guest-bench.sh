@@ -19,11 +19,13 @@
 # collects them); "BENCH KEY.unavailable REASON" says why one is missing.
 B=/bench
 role=${ktaubench:-}
-if [ -z "$role" ]; then
-	for w in $(cat /proc/cmdline); do
-		case "$w" in ktaubench=*) role=${w#ktaubench=} ;; esac
-	done
-fi
+progs=${ktauprogs:-}
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	ktaubench=*) [ -n "$role" ] || role=${w#ktaubench=} ;;
+	ktauprogs=*) [ -n "$progs" ] || progs=${w#ktauprogs=} ;;
+	esac
+done
 echo "BENCH role $role"
 echo "BENCH kernel $(uname -r)"
 $B/syscost --calibrate
@@ -194,7 +196,9 @@ PROG_RUNS=3
 # MPI's runs vary most (its ranks spin, yielding the CPU, until a message
 # comes): more of them
 PROG_RUNS_MPI=5
-PROG_WORKLOADS='tree text proc mpi'
+# (ktauprogs=W,W... on the kernel's command line: scripts/bench.sh's
+# BENCH_WORKLOADS)
+PROG_WORKLOADS=$(echo "${progs:-tree,text,proc,mpi}" | tr , ' ')
 XDLU=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu
 # 2 ranks on the one CPU: a rank waiting in MPI yields it to the other
 MPIRUN="/usr/bin/mpirun --oversubscribe -np 2 --mca mpi_yield_when_idle 1"

@@ -54,7 +54,9 @@
 # Environment: BUILD (default build/), JOBS (kernel make jobs, default
 # nproc), BENCH_TIMEOUT (seconds per guest run, default 1800), QEMU_MEM
 # (guest memory; default 1G, 2G for the trace role, whose initramfs holds
-# bpftrace), ARCH (x86_64, the default, or arm64).  Logs and the guests'
+# bpftrace), ARCH (x86_64, the default, or arm64), BENCH_WORKLOADS (the
+# whole programs to run, of: tree text proc mpi; default all four: for
+# working on one, e.g. with bench/tcgprof).  Logs and the guests'
 # raw BENCH lines are kept in BUILD/bench/.
 set -uo pipefail
 
@@ -121,6 +123,13 @@ programs=
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 start=$(date +%s)
+workloads=${BENCH_WORKLOADS:-tree text proc mpi}
+progs_arg=
+for w in $workloads; do
+	case $w in tree | text | proc | mpi) ;; *) die "BENCH_WORKLOADS: '$w' is none of tree, text, proc, mpi" ;; esac
+	progs_arg=${progs_arg:+$progs_arg,}$w
+done
+[ -n "$progs_arg" ] || die "BENCH_WORKLOADS: empty"
 
 # arm64: the programs, libktau and ktau-trace of BUILD/user-arm64, and
 # Debian's arm64 busybox for the guest (the Makefile's ARCH=arm64 build)
@@ -212,7 +221,7 @@ for role in $roles; do
 	[ -z "$programs" ] || follow "$out/guest-$role.log"
 	QEMU_SMP=1 QEMU_MEM=$mem GUEST_ARCH=$arch "$top/tests/qemu/run-guest.sh" \
 		--mode bench --icount 0 --kernel "$kernel" --initrd "$rd" \
-		--append "norandmaps ktaubench=$what" --timeout "$BENCH_TIMEOUT" \
+		--append "norandmaps ktaubench=$what ktauprogs=$progs_arg" --timeout "$BENCH_TIMEOUT" \
 		--log "$out/guest-$role.log" >"$out/guest-$role.result" 2>&1
 	status=$?
 	[ -z "$follower" ] || { kill "$follower" 2>/dev/null; wait "$follower" 2>/dev/null; }

@@ -7,11 +7,15 @@
 #
 # MAP      the kernel's System.map (build/kernel-NAME/System.map) of the
 #          image that ran
-# COUNTS   the plugin's out= file, or one of its .snapN snapshots
+# COUNTS   the plugin's out= file, or one of its .snapN snapshots, or
+#          FROM:TO, two snapshots of one boot: what ran between them (a
+#          run of a guest that marks each run, e.g. a bench workload's)
 # With one pair: each function's instructions in COUNTS, most first.
 # With two: COUNTS2's minus COUNTS's per function (each named through
 # its own map, so two kernels can be compared), largest differences
-# first; two snapshots of one boot give what ran between them.
+# first; two snapshots of one boot give what ran between them, two
+# FROM:TO pairs what one run ran more than another (e.g. ktau on and
+# off, in one boot or two).
 #   -n DIVISOR  divide every figure (e.g. by the runs, for a figure per run)
 #   -t TOP      print the TOP first functions (default 40; 0: all)
 # Blocks below the kernel's first text symbol are "(user)", those past
@@ -38,7 +42,13 @@ shift $((OPTIND - 1))
 case $divisor in '' | *[!0-9]* | 0) die "-n $divisor: a positive whole number" ;; esac
 case $top in '' | *[!0-9]*) die "-t $top: a whole number" ;; esac
 for f in "$@"; do
-	[ -r "$f" ] || die "cannot read $f"
+	case $f in
+	*:*)
+		[ -r "${f%%:*}" ] || die "cannot read ${f%%:*}"
+		[ -r "${f#*:}" ] || die "cannot read ${f#*:}"
+		;;
+	*) [ -r "$f" ] || die "cannot read $f" ;;
+	esac
 done
 
 # per_function MAP COUNTS: "NAME INSTRUCTIONS" lines. Addresses are
@@ -62,7 +72,23 @@ per_function() {
 		END { for (n in sum) printf "%s\t%.0f\n", n, sum[n]; exit bad }'
 }
 
-a=$(per_function "$1" "$2") || die "$2 is not tcgprof's output"
+# counts_of MAP COUNTS: per_function's lines, of FROM:TO the differences
+counts_of() {
+	case $2 in
+	*:*)
+		from=$(per_function "$1" "${2%%:*}") || return 1
+		to=$(per_function "$1" "${2#*:}") || return 1
+		{
+			printf '%s\n' "$from" | sed 's/^/a\t/'
+			printf '%s\n' "$to" | sed 's/^/b\t/'
+		} | awk -F'\t' '$1 == "a" { v[$2] -= $3 } $1 == "b" { v[$2] += $3 }
+			END { for (n in v) if (v[n] != 0) printf "%s\t%.0f\n", n, v[n] }'
+		;;
+	*) per_function "$1" "$2" ;;
+	esac
+}
+
+a=$(counts_of "$1" "$2") || die "$2 is not tcgprof's output"
 if [ $# -eq 2 ]; then
 	printf '%s\n' "$a" | awk -F'\t' -v d="$divisor" -v top="$top" '
 		{ v[$1] = $2 / d; t += $2 / d }
@@ -83,7 +109,7 @@ if [ $# -eq 2 ]; then
 		}'
 	exit 0
 fi
-b=$(per_function "$3" "$4") || die "$4 is not tcgprof's output"
+b=$(counts_of "$3" "$4") || die "$4 is not tcgprof's output"
 {
 	printf '%s\n' "$a" | sed 's/^/a\t/'
 	printf '%s\n' "$b" | sed 's/^/b\t/'

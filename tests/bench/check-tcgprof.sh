@@ -6,7 +6,8 @@
 #     arguments;
 #   - the report's sums on hand-made counts and map: user blocks, two
 #     blocks of one function, a static function, blocks past _etext, the
-#     difference of two runs, a divisor, bad lines refused;
+#     difference of two runs, a run between two snapshots (FROM:TO) and
+#     the difference of two such runs, a divisor, bad lines refused;
 #   - with a kernel (KERNEL=, default BUILD/bzImage): Debian's QEMU loads
 #     the plugin and boots the kernel to its panic for want of an init;
 #     the counts name start_kernel, and a mark at kernel_init' address
@@ -71,6 +72,39 @@ check report-difference $? "got: $(printf '%s' "$out" | tr '\n' '|')"
 out=$("$report" -n 2 -t 1 "$tmp/map" "$tmp/a" "$tmp/map" "$tmp/b")
 [ "$out" = "$(printf '%+14d  total\n%+14d  bar' 4 6)" ]
 check report-divisor $? "-n 2 gave: $(printf '%s' "$out" | tr '\n' '|')"
+# snapshots of one boot: a (above), then c, then d.  a:c ran foo
+# 3 x 3 + 2 x 1, user 5 x 2, bar 4 x 2, past _etext 1 x 3 (weak_one
+# nothing: not listed); c:d foo 3 x 1, bar 4 x 5, weak_one 1 x 2
+cat >"$tmp/c" <<'EOF'
+400000 5 12
+ffffffff81000100 3 10
+ffffffff81000180 2 5
+ffffffff81000200 4 3
+ffffffff81000240 1 6
+ffffffff81000400 1 12
+EOF
+cat >"$tmp/d" <<'EOF'
+400000 5 12
+ffffffff81000100 3 11
+ffffffff81000180 2 5
+ffffffff81000200 4 8
+ffffffff81000240 1 8
+ffffffff81000400 1 12
+EOF
+out=$("$report" -t 0 "$tmp/map" "$tmp/a:$tmp/c")
+want=$(printf '%14d  total\n%14d  foo\n%14d  (user)\n%14d  bar\n%14d  (after _etext)' \
+	32 11 10 8 3)
+[ "$out" = "$want" ]
+check report-snapshot-run $? "got: $(printf '%s' "$out" | tr '\n' '|')"
+# c:d - a:c: bar 20 - 8, user -10, foo 3 - 11, past _etext -3, weak_one +2
+out=$("$report" -t 0 "$tmp/map" "$tmp/a:$tmp/c" "$tmp/map" "$tmp/c:$tmp/d")
+want=$(printf '%+14d  total\n%+14d  bar\n%+14d  (user)\n%+14d  foo\n%+14d  (after _etext)\n%+14d  weak_one' \
+	-7 12 -10 -8 -3 2)
+[ "$out" = "$want" ]
+check report-snapshot-runs-difference $? "got: $(printf '%s' "$out" | tr '\n' '|')"
+"$report" "$tmp/map" "$tmp/a:$tmp/nonexistent" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "cannot read $tmp/nonexistent" "$tmp/err"
+check report-snapshot-missing $? "a missing TO: $(cat "$tmp/err")"
 printf 'ffffffff81000100 3\n' >"$tmp/bad"
 "$report" "$tmp/map" "$tmp/bad" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q 'bad line 1' "$tmp/err"
