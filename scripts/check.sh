@@ -156,6 +156,10 @@ host_side() {
 	# first, while the arm64 build may still run)
 	run "deb (arm64, cross-built)" env BUILD="$BUILD" DEB_ARCH=arm64 \
 		"$top/tests/install/check-deb.sh"
+	# and installed here beside the host's architecture (multiarch), their
+	# programs run from /usr/bin under qemu-aarch64 (root only)
+	run "deb (arm64) installed on the host" env BUILD="$BUILD" DEB_ARCH=arm64 \
+		"$top/tests/install/check-deb-host.sh"
 	# the kernel side's static checks and its other configs: each in an
 	# object directory of its own (style's W=1 objects of kernel/ktau/ in
 	# the $KCONFIG one, which the guest no longer needs), one job each,

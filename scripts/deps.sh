@@ -73,7 +73,10 @@ arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
 # host's, at the host's version.  qemu-user's qemu-aarch64 runs the
 # packages' arm64 programs on the host for their test
 # (tests/install/check-deb.sh with DEB_ARCH=arm64; without
-# qemu-user-binfmt, nothing registers it for every arm64 program)
+# qemu-user-binfmt, nothing registers it for every arm64 program); the
+# libraries they bring, libc6:arm64 and libelf1:arm64, are what the
+# arm64 packages need to be installed on this host
+# (tests/install/check-deb-host.sh with DEB_ARCH=arm64)
 debarm64="libelf-dev:arm64 zlib1g-dev:arm64 qemu-user"
 # check: quilt and sparse for the patch checks; readers of our output
 # (valgrind's callgrind_annotate, protoc --decode, golang-go for `go tool

@@ -8,6 +8,15 @@
 # the .debs' control fields.  Needs root: one SKIP line when not root,
 # without dpkg, or when a package of that name is already installed (a
 # site's own ktau is not touched).  One PASS/FAIL line a check.
+#
+# DEB_ARCH=arm64: the arm64 packages (make deb ARCH=arm64, BUILD/deb-arm64,
+# built by check-deb.sh's DEB_ARCH=arm64 run) installed beside this
+# machine's own architecture, as Debian's multiarch installs a foreign
+# one (dpkg --add-architecture arm64 and libc6:arm64: make deps-deb-arm64),
+# their lines named deb-host-arm64: the programs, arm64's, run under
+# qemu-aarch64 from /usr/bin with the libraries dpkg put in
+# /usr/lib/aarch64-linux-gnu, the pkg-config program is built with
+# aarch64-linux-gnu-gcc.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,22 +24,37 @@ BUILD=${BUILD:-$top/build}
 # shellcheck source=tests/install/lib.sh
 . "$top/tests/install/lib.sh"
 label=deb-host
+debdir=$BUILD/deb
+arch=${DEB_ARCH:-}
+[ "$arch" != "$(dpkg --print-architecture)" ] || arch=
 # the installed programs find libktau where dpkg put it, or not at all
 unset LD_LIBRARY_PATH
 
 have_tools "$label" "make deps installs dpkg-dev" dpkg dpkg-deb dpkg-query dpkg-buildpackage || exit 0
+if [ -n "$arch" ]; then
+	label=deb-host-$arch
+	debdir=$BUILD/deb-$arch
+	gnu=$(dpkg-architecture -a "$arch" -qDEB_HOST_GNU_TYPE 2>/dev/null)
+	export CC=$gnu-gcc
+	export QEMU_USER=qemu-${gnu%%-*}
+	have_tools "$label" "make deps-deb-$arch installs them" "$CC" "$QEMU_USER" || exit 0
+	if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		echo "SKIP: $label: dpkg does not install $arch packages here (make deps-deb-$arch adds the architecture)"
+		exit 0
+	fi
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: $label: not root (dpkg -i of the packages needs root; CI runs as root)"
 	exit 0
 fi
 shopt -s nullglob
-debs=("$BUILD"/deb/*.deb)
+debs=("$debdir"/*.deb)
 if [ ${#debs[@]} -eq 0 ]; then
-	fail "$label: packages to install" "no $BUILD/deb/*.deb (make deb failed?)"
+	fail "$label: packages to install" "no $debdir/*.deb (make deb${arch:+ ARCH=$arch} failed?)"
 	exit 1
 fi
 
-mapfile -t names < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done)
+mapfile -t names < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sed "s/\$/${arch:+:$arch}/")
 installed_names() {
 	local n s
 	for n in "${names[@]}"; do
@@ -91,7 +115,7 @@ case " ${bins[*]} " in
 *) fail "$label: a package installs /usr/bin/ktau-dump" "the packages' programs: ${bins[*]:-none}" ;;
 esac
 for b in "${bins[@]}"; do
-	if missing=$(ldd "$b" 2>&1 | grep 'not found'); then
+	if missing=$(loaded_libs "$b" 2>&1 | grep 'not found'); then
 		fail "$label: ${b##*/} finds its libraries" "$missing"
 		continue
 	fi
@@ -100,5 +124,5 @@ done
 
 # pkg-config finds the installed ktau.pc; the program it builds runs
 # against the installed library
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+multiarch=$(dpkg-architecture ${arch:+-a "$arch"} -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 check_pkgconfig_build "$label" "" "/usr/lib/$multiarch/pkgconfig" "$tmp/work"
