@@ -528,12 +528,18 @@ static __always_inline bool ktau_close_root_fast(struct ktau_task *kt,
 /*
  * A system call's exit: its record, and with the event group on the
  * bytes of a read or write (@regs' return value), which the inline path
- * adds to the event's records through their hint.
+ * adds to the event's records through their hint.  @inline_copy: called
+ * from an architecture's inline copy (ktau_inline_syscall_exit()), which
+ * knows the inline timers were on at the entry and leaves a control
+ * change to the generation: the general exit then closes the record only
+ * if the group is still on.
  */
-static __always_inline void ktau_syscall_exit_timers(struct pt_regs *regs)
+static __always_inline void __ktau_syscall_exit_timers(struct pt_regs *regs,
+						       bool inline_copy)
 {
 	struct ktau_table *t;
 	struct ktau_task *kt;
+	bool closed;
 	u64 now;
 	u32 key;
 
@@ -542,10 +548,22 @@ static __always_inline void ktau_syscall_exit_timers(struct pt_regs *regs)
 	/* read once: the close's adds to memory would have them reloaded */
 	t = rcu_dereference_raw(kt->table);
 	key = kt->stack[0].key;
-	if (!ktau_close_root_fast(kt, t, now))
-		__ktau_syscall_exit(current, regs, now);
-	else if (ktau_group_on(KTAU_GROUP_EVENT) && ktau_key_moves_bytes(key))
+	if (inline_copy)
+		closed = likely(__ktau_close_root_hinted(kt, t, now));
+	else
+		closed = ktau_close_root_fast(kt, t, now);
+	if (!closed) {
+		if (!inline_copy || ktau_group_on(KTAU_GROUP_SYSCALL))
+			__ktau_syscall_exit(current, regs, now);
+	} else if (ktau_group_on(KTAU_GROUP_EVENT) &&
+		   ktau_key_moves_bytes(key)) {
 		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
+	}
+}
+
+static __always_inline void ktau_syscall_exit_timers(struct pt_regs *regs)
+{
+	__ktau_syscall_exit_timers(regs, false);
 }
 
 /*
@@ -615,26 +633,12 @@ static __always_inline void ktau_inline_syscall_enter(const struct pt_regs *regs
  */
 static __always_inline void ktau_inline_syscall_exit(struct pt_regs *regs)
 {
-	struct ktau_task *kt = &current->ktau;
-	struct ktau_table *t;
-	u64 now;
-	u32 key;
-
 	if (static_branch_unlikely(&ktau_counters_key.key) &&
-	    unlikely(kt->counters)) {
+	    unlikely(current->ktau.counters)) {
 		ktau_syscall_exit(regs);
 		return;
 	}
-	now = ktau_arch_now();
-	t = rcu_dereference_raw(kt->table);
-	key = kt->stack[0].key;
-	if (unlikely(!__ktau_close_root_hinted(kt, t, now))) {
-		if (ktau_group_on(KTAU_GROUP_SYSCALL))
-			__ktau_syscall_exit(current, regs, now);
-	} else if (ktau_group_on(KTAU_GROUP_EVENT) &&
-		   ktau_key_moves_bytes(key)) {
-		ktau_syscall_bytes_hinted(t, key, regs_return_value(regs));
-	}
+	__ktau_syscall_exit_timers(regs, true);
 }
 
 /*
