@@ -9,14 +9,16 @@
  *
  * Each round: C records NCTX user contexts (a table of a few thousand
  * records, slow to fold), becomes SCHED_IDLE on CPU 0 next to a busy
- * loop, and exits; P sees C's exit through a pidfd and exits at once; this
+ * loop, and exits at a point of a tick that the round chooses
+ * (align_exit()); P sees C's exit through a pidfd and exits at once; this
  * process (G) reaps P.  Checks:
  *   - in at least one round, right after the reap, G's children block
  *     says a fold is pending (C's fold was still to come: the round really
  *     tested a slow child; EEVDF sometimes gives C the slice it needs);
- *     while none has, rounds go on past ROUNDS, up to MAX_ROUNDS: on a
- *     kernel without KASAN, C's fold is quick and rarely preempted (about
- *     one round in ten on arm64's make check-arm64 kernel under TCG);
+ *     while none has, rounds go on past ROUNDS, up to MAX_ROUNDS
+ *     (CPU_MAX_ROUNDS with cpu.max): on a kernel without KASAN, C's fold
+ *     is shorter than a tick, preempted only in rounds whose tick falls
+ *     in it;
  *   - in every such round, G's waitpid(P) returned within 100 ms of P
  *     seeing C's exit, or else at least 4 times sooner than C's fold
  *     arrived.  The second bound is for the KASAN kernel under TCG on a
@@ -56,7 +58,13 @@
 #define NCTX 500		/* C's user contexts: 2 records each */
 #define P_CALLS 7
 #define ROUNDS 4
-#define MAX_ROUNDS 16		/* while no round had a slow child */
+#define MAX_ROUNDS 32		/* while no round had a slow child */
+/*
+ * cpu.max's rounds: about a second each, and few of them have a slow
+ * child on a kernel without KASAN (1 in 4 to 1 in 54 on arm64's check
+ * kernel: C is not placed there, see align_exit())
+ */
+#define CPU_MAX_ROUNDS 64
 #define REAP_LIMIT_NS 100000000LL
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define SLOW_CGROUP CGROUP_ROOT "/ktau-release-slow"
@@ -82,10 +90,42 @@ static int pin_to(int cpu)
 }
 
 /*
- * C: NCTX contexts with one getppid() each, then a slow exit on CPU 0:
- * SCHED_IDLE, or in the cgroup whose cgroup.procs is @cgroup_procs.
+ * Before C exits as SCHED_IDLE: wait until it is scheduled back in (a gap
+ * in the clock), which on CPU 0, shared with the busy loop, is at a tick;
+ * its slice ends at the next one, where it goes off the CPU for long.
+ * Then spin for a part of a tick that round @r chooses, so that over the
+ * rounds that tick falls all along C's exit, in steps of 1/MAX_ROUNDS of
+ * a tick.  Only a tick between C's exit_notify() and the end of its fold
+ * makes the round's fold pending, and on a kernel without KASAN that is
+ * a small part of a tick: left to chance, none in 16 rounds at times on
+ * arm64's make check-arm64 kernel.  (With cpu.max C is not placed so: it
+ * comes back when the cgroup's period refills its quota, not at a tick,
+ * and how long it then runs under QEMU's one TCG thread was not found.)
  */
-static void slow_child(const char *cgroup_procs)
+static void align_exit(int r)
+{
+	struct timespec res = { 0 };
+	int64_t tick = 4000000, start, last, now, spin;
+
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res) && res.tv_nsec > 0 &&
+	    !res.tv_sec)
+		tick = res.tv_nsec;
+	start = last = now_ns();
+	/* a bound: a C that never is preempted exits all the same */
+	while ((now = now_ns()) - last < tick / 2 && now - start < 10000000000LL)
+		last = now;
+	spin = tick * ((r * 13) % MAX_ROUNDS) / MAX_ROUNDS +
+	       tick / (2 * MAX_ROUNDS);
+	while (now_ns() - now < spin)
+		;
+}
+
+/*
+ * C: NCTX contexts with one getppid() each, then a slow exit on CPU 0:
+ * SCHED_IDLE, its exit placed by round @r (align_exit()), or in the
+ * cgroup whose cgroup.procs is @cgroup_procs.
+ */
+static void slow_child(const char *cgroup_procs, int r)
 {
 	struct sched_param sp = { 0 };
 
@@ -101,11 +141,13 @@ static void slow_child(const char *cgroup_procs)
 	if (cgroup_procs ? ktr_write_file(cgroup_procs, "0\n") :
 			   sched_setscheduler(0, SCHED_IDLE, &sp))
 		_exit(3);
+	if (!cgroup_procs)
+		align_exit(r);
 	_exit(0);
 }
 
 /* P: fork C, let the kernel reap it, exit as soon as it is dead. */
-static void parent(int out, const char *cgroup_procs)
+static void parent(int out, const char *cgroup_procs, int r)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	int64_t t;
@@ -116,7 +158,7 @@ static void parent(int out, const char *cgroup_procs)
 		syscall(SYS_getppid);
 	c = fork();
 	if (c == 0)
-		slow_child(cgroup_procs);
+		slow_child(cgroup_procs, r);
 	if (c < 0)
 		_exit(4);
 	pfd.fd = (int)syscall(SYS_pidfd_open, c, 0);
@@ -180,7 +222,7 @@ static int one_round(int r, const char *cgroup_procs, int64_t *delay,
 	p = fork();
 	if (p == 0) {
 		close(fds[0]);
-		parent(fds[1], cgroup_procs);
+		parent(fds[1], cgroup_procs, r);
 	}
 	close(fds[1]);
 	if (p < 0 || read(fds[0], &seen, sizeof(seen)) != sizeof(seen)) {
@@ -202,11 +244,12 @@ static int one_round(int r, const char *cgroup_procs, int64_t *delay,
 }
 
 /*
- * ROUNDS rounds (more, up to MAX_ROUNDS, until one had a slow child)
+ * ROUNDS rounds (more, up to @max_rounds, until one had a slow child)
  * with C slowed down as @cgroup_procs says (NULL:
  * SCHED_IDLE), their checks named @prefix + what they check.
  */
-static void slow_rounds(const char *prefix, const char *cgroup_procs)
+static void slow_rounds(const char *prefix, const char *cgroup_procs,
+			int max_rounds)
 {
 	int64_t worst = 0, settle_ns = 0, delay, t0;
 	int deferred = 0, late = 0, rounds = 0, stopped = 0;
@@ -216,7 +259,7 @@ static void slow_rounds(const char *prefix, const char *cgroup_procs)
 
 	if (children_now(&processes0, &calls0))
 		return;
-	for (int r = 0; r < ROUNDS || (!deferred && r < MAX_ROUNDS); r++) {
+	for (int r = 0; r < ROUNDS || (!deferred && r < max_rounds); r++) {
 		int64_t settle;
 
 		stopped = 1;
@@ -336,7 +379,7 @@ int main(void)
 		ktr_fail("setup", "busy loop or CPU 1: %s", strerror(errno));
 		return ktr_exit();
 	}
-	slow_rounds("", NULL);
+	slow_rounds("", NULL, MAX_ROUNDS);
 
 	/*
 	 * A clear while P's fold waits for C's: P has no pid any more, and
@@ -367,7 +410,7 @@ int main(void)
 
 	cgroup_procs = slow_cgroup();
 	if (cgroup_procs) {
-		slow_rounds("cpu-max-", cgroup_procs);
+		slow_rounds("cpu-max-", cgroup_procs, CPU_MAX_ROUNDS);
 		/* empty once every C is gone: the last round's fold settled */
 		if (rmdir(SLOW_CGROUP))
 			ktr_info("cpu-max", "rmdir %s: %s", SLOW_CGROUP, strerror(errno));
