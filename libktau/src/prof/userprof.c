@@ -204,8 +204,8 @@ static void process_init(void)
 {
 	const char *merge = getenv("KTAU_KERNEL_MERGE");
 
-	proc.info.start_cycles = ktau__cycles();
-	clock_gettime(CLOCK_MONOTONIC, &proc.info.start_mono);
+	proc.info.start_cycles = ktau__cycles_at(CLOCK_MONOTONIC,
+						 &proc.info.start_mono);
 	clock_gettime(CLOCK_REALTIME, &proc.info.start_real);
 	proc.info.merge_wanted = !(merge && !strcmp(merge, "0"));
 	if (!proc.info.merge_wanted)

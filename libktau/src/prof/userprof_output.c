@@ -147,14 +147,15 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 static uint64_t measured_khz(const struct ktau_process_info *info)
 {
 	struct timespec now, pause = { 0, 10 * 1000 * 1000 };
+	uint64_t cycles;
 	double secs;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (seconds_between(&info->start_mono, &now) < 0.01)
 		nanosleep(&pause, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	cycles = ktau__cycles_at(CLOCK_MONOTONIC, &now);
 	secs = seconds_between(&info->start_mono, &now);
-	return (uint64_t)((double)(ktau__cycles() - info->start_cycles) / secs / 1000.0 + 0.5);
+	return (uint64_t)((double)(cycles - info->start_cycles) / secs / 1000.0 + 0.5);
 }
 
 /* "yes", "no" or "unknown": whether the TSC ticks at a constant rate. */
