@@ -282,30 +282,6 @@ struct ktau_process_info {
 	int kernel_error;		/* 0, or why kernel data is unavailable */
 };
 
-/*
- * The cycle counter at the moment @mono's clock was read: the middle of
- * the closest of three pairs of reads around clock_gettime(), so that a
- * preemption between the two reads (a loaded node) does not put a gap of
- * its length into the rate measured from them.
- */
-static inline uint64_t ktau__cycles_at(clockid_t clock, struct timespec *mono)
-{
-	uint64_t best = UINT64_MAX, at = 0;
-
-	for (int i = 0; i < 3; i++) {
-		struct timespec ts;
-		uint64_t before = ktau__cycles(), after;
-
-		clock_gettime(clock, &ts);
-		after = ktau__cycles();
-		if (after - before < best) {
-			best = after - before;
-			at = before + (after - before) / 2;
-			*mono = ts;
-		}
-	}
-	return at;
-}
 /* 0, or why the profiler is off in this process (-ECHILD: a forked child). */
 KTAU_HIDDEN int ktau__profiler_error(void);
 KTAU_HIDDEN struct ktau_uthread *ktau__threads_lock(struct ktau_process_info *info);

@@ -11,6 +11,7 @@
 #define KTAU_UTIL_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 static inline uint64_t ktau__cycles(void)
 {
@@ -29,6 +30,31 @@ static inline uint64_t ktau__cycles(void)
 #else
 #error "the kernel's clock is read on x86 and arm only"
 #endif
+}
+
+/*
+ * The cycle counter at the moment @ts's clock was read: the middle of
+ * the closest of three pairs of reads around clock_gettime(), so that a
+ * preemption between the two reads (a loaded node) does not put a gap of
+ * its length into a rate measured from them.
+ */
+static inline uint64_t ktau__cycles_at(clockid_t clock, struct timespec *ts)
+{
+	uint64_t best = UINT64_MAX, at = 0;
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec now;
+		uint64_t before = ktau__cycles(), after;
+
+		clock_gettime(clock, &now);
+		after = ktau__cycles();
+		if (after - before < best) {
+			best = after - before;
+			at = before + (after - before) / 2;
+			*ts = now;
+		}
+	}
+	return at;
 }
 
 #endif
