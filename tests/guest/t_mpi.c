@@ -48,13 +48,21 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MPIRUN "/usr/bin/mpirun"
 #define MPI_RING TOOL_DIR "/mpi-ring"
 #define KTAU_MPI_LIB "/usr/local/lib/libktau-mpi.so"
 #define TIMEOUT "/usr/bin/timeout"
-#define JOB_SECONDS "100"	/* mpirun's limit: a hang is a FAIL, not a stuck boot */
+/*
+ * mpirun's limit: a hang is a FAIL, not a stuck boot. Far above a job's
+ * length: on the KASAN kernel under one TCG thread of a slow 2-core host,
+ * MPI_Init() and MPI_Finalize() of 4 ranks alone take 75 s (mpi-ring 0),
+ * a whole job 90 to 110 s, and the guest's busybox timeout ends mpirun
+ * with SIGTERM, whose exit status is mpirun's own (1), not 124.
+ */
+#define JOB_SECONDS 400
 #define NRANKS 4
 #define ROUNDS 10
 #define BYTES 4096
@@ -62,6 +70,7 @@
 #define ARG(x) STRING(x)
 #define ROUNDS_ARG ARG(ROUNDS)
 #define BYTES_ARG ARG(BYTES)
+#define JOB_SECONDS_ARG ARG(JOB_SECONDS)
 
 static const char *const sent_event = "Message size sent to all nodes";
 static const char *const received_event = "Message size received from all nodes";
@@ -510,13 +519,21 @@ static void remove_tree(const char *path)
 static int run_job(const struct job *j, char *const argv[])
 {
 	struct tool_result r;
+	struct timespec start, end;
 	char check[64];
+	long seconds;
 	int ok;
 
 	check_name(j, "job", check, sizeof(check));
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (tool_run(check, argv, NULL, 0, &r))
 		return -1;
-	ok = ktr_check(r.status == 0, check, "exit status %d; stderr: %.400s", r.status, r.err);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	seconds = (long)(end.tv_sec - start.tv_sec);
+	ok = ktr_check(r.status == 0, check, "exit status %d after %ld s (limit %d s%s); stderr: %.400s",
+		       r.status, seconds, JOB_SECONDS,
+		       seconds >= JOB_SECONDS ? ": timed out" : "", r.err);
+	ktr_info(check, "%ld s", seconds);
 	if (!ok)
 		ktr_info(check, "stdout: %.400s", r.out);
 	tool_result_free(&r);
@@ -535,7 +552,7 @@ static void preload_job(void)
 		return;
 	}
 	snprintf(dir_env, sizeof(dir_env), "KTAU_PROFILE_DIR=%s", j.dir);
-	char *argv[] = { TIMEOUT, JOB_SECONDS, MPIRUN, "--oversubscribe", "-np", "4", "env",
+	char *argv[] = { TIMEOUT, JOB_SECONDS_ARG, MPIRUN, "--oversubscribe", "-np", "4", "env",
 			 "LD_PRELOAD=libktau-mpi.so", dir_env, MPI_RING, ROUNDS_ARG, BYTES_ARG,
 			 NULL };
 	remove_tree(j.dir);
@@ -632,7 +649,7 @@ static void ktau_run_job(void)
 	struct job kernel = { .label = "ktau_run_kernel", .dir = "/tmp/mpi-ktau-run/tau" };
 	struct job user = { .label = "ktau_run_user", .dir = "/tmp/mpi-ktau-run/tau-user",
 			    .report_dir = out };
-	char *argv[] = { TIMEOUT, JOB_SECONDS, MPIRUN, "--oversubscribe", "-np", "4",
+	char *argv[] = { TIMEOUT, JOB_SECONDS_ARG, MPIRUN, "--oversubscribe", "-np", "4",
 			 TOOL_DIR "/ktau-run", "--tau", "--node-profile", "-o", (char *)out,
 			 MPI_RING, ROUNDS_ARG, BYTES_ARG, NULL };
 
