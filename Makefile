@@ -17,8 +17,12 @@ LIB_FILES  :=
 # static, cross-built with CROSS_COMPILE into their own directories, so
 # that x86 and arm64 builds never mix.  libelf and zlib for arm64 are
 # Debian's, unpacked by scripts/arm64-deps.sh (with the arm64 busybox);
-# only the static libraries are built (the guest runs static programs),
-# neither OTF2 nor MPI nor the TAU layer (the host's are x86 builds).
+# the tools and guest tests are static, neither OTF2 nor the TAU layer is
+# built (the host's are x86 builds).  The MPI part (mpi-arm64, unless
+# MPI=no) is shared, as on x86: libktau, libktau-prof, libktau-mpi and
+# mpi-ring against Debian's arm64 Open MPI, unpacked with its runtime
+# and glibc by scripts/arm64-deps.sh DIR mpi, copied into the guest by
+# scripts/guest-openmpi.sh (SYSROOT=).
 ifeq ($(ARCH),arm64)
 KCONFIG    ?= qemu-arm64
 CROSS_COMPILE ?= aarch64-linux-gnu-
@@ -77,6 +81,7 @@ help:
 	@echo '                 tests named as such (ARM64_CHECK_KCONFIG=qemu-arm64-check)'
 	@echo '  make user      libktau, tools and guest tests ($(USER_BUILD)); libktau-mpi when mpicc is found'
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
+	@echo '                 (ARCH=arm64: against Debian'"'"'s arm64 Open MPI, unpacked: make mpi-arm64)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
 	@echo '  make initramfs the guest root: $(INITRAMFS); ARCH=arm64: the arm64 one'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
@@ -148,9 +153,13 @@ MPICC ?= mpicc
 MPI ?= auto
 HAVE_MPICC := $(if $(filter no,$(MPI)),,$(shell command -v $(MPICC) 2>/dev/null))
 
+ifeq ($(ARCH),arm64)
+mpi: mpi-arm64
+else
 mpi: lib
 	@echo '==> building libktau-mpi'
 	@$(MAKE) -s -C mpi BUILD=$(USER_BUILD) MPICC='$(MPICC)'
+endif
 
 # libktau-papi (papi/, docs/papi.md): the ktau groups as PAPI software-
 # defined events, and its guest overlay; optional, built only by this
@@ -183,6 +192,19 @@ arm64-deps:
 	@scripts/arm64-deps.sh $(ARM64_DEPS)
 lib tools guest-tests: arm64-deps
 user: lib tools guest-tests
+ARM64_MPI_ROOT := $(ARM64_DEPS)/mpi-root
+ARM64_OMPI := $(ARM64_MPI_ROOT)/usr/lib/aarch64-linux-gnu/openmpi
+# libktau-mpi and mpi-ring for the arm64 guest, against Debian's arm64
+# Open MPI (no mpicc: its wrapper runs on the host it was built for)
+.PHONY: mpi-arm64
+mpi-arm64: lib
+	@scripts/arm64-deps.sh $(ARM64_DEPS) mpi
+	@echo '==> building libktau-mpi (arm64, shared)'
+	@$(MAKE) -s -C libktau $(USER_MAKE)
+	@$(MAKE) -s -C mpi BUILD=$(USER_BUILD) MPIFORT=none AR=$(CROSS_COMPILE)ar \
+		MPICC='$(CROSS_COMPILE)gcc -I$(ARM64_OMPI)/include' \
+		LDFLAGS='-L$(ARM64_OMPI)/lib -lmpi -Wl,-rpath-link,$(ARM64_OMPI)/lib:$(ARM64_MPI_ROOT)/usr/lib/aarch64-linux-gnu' \
+		$(USER_BUILD)/mpi/libktau-mpi.so $(USER_BUILD)/mpi/mpi-ring
 else
 user: lib tools tau-compat guest-tests mpi-if-found
 endif
@@ -243,9 +265,16 @@ endif
 # Open MPI's runtime for the guest's MPI test, when the host has it
 # (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
 ifeq ($(ARCH),arm64)
-# the arm64 guest root: Debian's arm64 busybox, no Open MPI (the host's is
-# x86), the test module built against the arm64 kernel (make kernel ARCH=arm64)
-initramfs: user
+# the arm64 guest root: Debian's arm64 busybox, Debian's arm64 Open MPI
+# (unless MPI=no), the test module built against the arm64 kernel (make
+# kernel ARCH=arm64)
+initramfs: user $(if $(filter no,$(MPI)),,mpi-arm64)
+ifeq ($(MPI),no)
+	@rm -rf $(USER_BUILD)/rootfs-mpi
+else
+	@echo '==> copying Open MPI (arm64) into the guest root'
+	@SYSROOT=$(ARM64_MPI_ROOT) scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD)
+endif
 	@echo '==> packing the arm64 guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh BUSYBOX=$(ARM64_DEPS)/root/bin/busybox \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \

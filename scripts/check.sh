@@ -84,6 +84,9 @@ arm64_build() {
 		env JOBS=1 make -s -C "$top" kernel ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
 	run "arm64 user space and guest root (beside)" \
 		make -s -C "$top" initramfs ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
+	# Debian's arm64 Open MPI that root got, copied again and checked
+	run "guest Open MPI root (arm64, beside)" env BUILD="$BUILD" \
+		SYSROOT="$BUILD/arm64-deps/mpi-root" "$top/tests/mpi/check-guest-openmpi.sh"
 }
 # taken here, held by the builds' shell alone (fd 8) until it ends
 exec 8>"$arm64_lock"
@@ -99,6 +102,8 @@ run "install" "$top/tests/install/check-install.sh"
 run "ABI metadata" "$top/tests/install/check-abi.sh"
 # libktau-mpi under a real Open MPI, on the host (SKIP without mpicc/mpirun)
 run "MPI library (host, Open MPI)" "$top/tests/mpi/check-mpi.sh"
+# the copy of Open MPI into the guest root: bad input, the host's
+run "guest Open MPI root (host)" "$top/tests/mpi/check-guest-openmpi.sh"
 # libktau-papi through PAPI's own tools, on the host (no counter area here)
 run "PAPI library (host)" "$top/tests/papi/check-papi.sh"
 run "deb" "$top/tests/install/check-deb.sh"
@@ -139,11 +144,12 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # and guest root cross-built from the same tree, in their own
 # directories, so no x86 build is touched, and a phase of the guest suite
 # under qemu-system-aarch64: boot, counts, stress and permissions, as
-# issue 36 asks, and their neighbours), the kernel's packages and
+# issue 36 asks, and their neighbours, and an MPI job: 26 s), the
+# kernel's packages and
 # tcgprof.  Stop 44's CI (3 075 s) ran the static checks and configs
 # before the guest tests, and the packages and tcgprof after them, with
 # this side done some 960 s before the guest tests were.
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi
 host_side() {
 	# niced, as the arm64 build is from here on: the guest tests are the
 	# longest path, one QEMU thread that a compiler or fuzzer beside it

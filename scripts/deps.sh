@@ -16,9 +16,10 @@
 #   arm64  `make kernel ARCH=arm64`, `make check-arm64-boot`,
 #          `make bench ARCH=arm64` (no tracers: x86-only): the kernel's
 #          build + the arm64 and AArch32 cross compilers and
-#          qemu-system-aarch64; adds the arm64 architecture to dpkg, so
-#          that the test can fetch Debian's arm64 busybox (apt-get
-#          download, never installed)
+#          qemu-system-aarch64, and qemu-user (the arm64 ldconfig of the
+#          guest's Open MPI root); adds the arm64 architecture to dpkg, so
+#          that the test can fetch Debian's arm64 busybox and Open MPI
+#          (apt-get download, never installed)
 #   deb-arm64  `make deb ARCH=arm64`: deb + arm64 + the arm64 build
 #          dependencies of debian/control (libelf-dev:arm64,
 #          zlib1g-dev:arm64), installed beside the host's, as
@@ -63,9 +64,12 @@ deb="debhelper lintian rsync linux-config-6.12"
 # arm64: the cross compilers (the AArch32 one for the compat entry's test)
 # with their C libraries (only recommended by the compilers, which
 # --no-install-recommends leaves out: without them no guest program
-# builds) and QEMU's arm machines (qemu-system-aarch64)
+# builds), QEMU's arm machines (qemu-system-aarch64), and qemu-user,
+# whose qemu-aarch64 runs Debian's arm64 ldconfig on the guest's Open MPI
+# root (scripts/guest-openmpi.sh with SYSROOT=: the host's ldconfig
+# skips arm64 libraries)
 arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
-	libc6-dev-armhf-cross qemu-system-arm"
+	libc6-dev-armhf-cross qemu-system-arm qemu-user"
 # deb-arm64: debian/control's Build-Depends for the arm64 host
 # architecture (dpkg-buildpackage -a arm64 checks them, the cross linker
 # links libktau.so.1 against libelf.so.1 and dpkg-shlibdeps finds its

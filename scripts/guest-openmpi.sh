@@ -5,6 +5,13 @@
 # them, ktau's shared libraries and the MPI test program.
 #
 #   scripts/guest-openmpi.sh ROOT [USER_BUILD]
+#   SYSROOT=DIR scripts/guest-openmpi.sh ROOT [USER_BUILD]
+#
+# SYSROOT: take Open MPI from DIR, an unpacked root of another
+# architecture's packages (the arm64 guest's: scripts/arm64-deps.sh DIR
+# mpi), not from the host: the libraries each file loads are then
+# resolved through readelf in DIR, and the loader's cache made by DIR's
+# own ldconfig under qemu-user (qemu-aarch64).
 #
 # ROOT is emptied first.  Into it go, at the host's own paths (Open MPI
 # finds its plugins, help texts and configuration at compiled-in paths):
@@ -28,17 +35,26 @@ set -euo pipefail
 usage() { sed -n '2,/^set -/{/^#/s/^# \{0,1\}//p}' "$0"; exit "${1:-2}"; }
 case "${1:-}" in -h|--help) usage 0 ;; esac
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
+die() { echo "guest-openmpi: $*" >&2; exit 1; }
 
 root=$1
 user_build=${2:-}
-multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+sysroot=${SYSROOT:-}
+if [ -n "$sysroot" ]; then
+	[ -d "$sysroot" ] || die "SYSROOT=$sysroot is not a directory"
+	sysroot=$(cd "$sysroot" && pwd)
+	multiarch=$(cd "$sysroot/usr/lib" 2>/dev/null && ls -d ./*-linux-gnu* 2>/dev/null | head -n 1 ||
+		true)
+	multiarch=${multiarch#./}
+	[ -n "$multiarch" ] || die "SYSROOT=$sysroot has no usr/lib/<triplet>: not a root"
+else
+	multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+fi
 ompi_lib=/usr/lib/$multiarch/openmpi/lib
 pmix_dir=/usr/lib/$multiarch/pmix2
 # plugins needing these drive network hardware (and pull in 10 MB of
 # libraries): a guest has only loopback and shared memory
 hardware_libs='libucp|libuct|libfabric|libibverbs|libpsm'
-
-die() { echo "guest-openmpi: $*" >&2; exit 1; }
 
 # ROOT is emptied: never the machine's own root
 case "$root" in ''|/|/.|//) die "ROOT '$root' is the machine's root: give a build directory" ;; esac
@@ -46,48 +62,152 @@ rm -rf "$root"
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
 
-orterun=$(command -v orterun || true)
-if [ -z "$orterun" ] || [ ! -d "$ompi_lib/openmpi3" ]; then
-	echo "guest-openmpi: Open MPI is not installed on this host" \
-		"(apt-get install openmpi-bin libopenmpi-dev): the guest gets no MPI," \
-		"its MPI test is skipped"
+if [ -n "$sysroot" ]; then
+	orterun=/usr/bin/orterun
+	orted=/usr/bin/orted
+	if [ -x "$sysroot$orterun" ]; then
+		machine=$(readelf -h "$sysroot$orterun" 2>/dev/null |
+			sed -n 's/.*Machine: *//p' || true)
+		case "$machine" in
+		AArch64) qemu_user=qemu-aarch64 ;;
+		*) die "SYSROOT=$sysroot: no qemu-user known for '$machine' programs" ;;
+		esac
+		command -v "$qemu_user" >/dev/null ||
+			die "no $qemu_user, for SYSROOT's ldconfig (apt-get install qemu-user)"
+	else
+		orterun=
+	fi
+else
+	orterun=$(command -v orterun || true)
+	orted=$(command -v orted || true)
+fi
+if [ -z "$orterun" ] || [ ! -d "$sysroot$ompi_lib/openmpi3" ]; then
+	if [ -n "$sysroot" ]; then
+		echo "guest-openmpi: SYSROOT=$sysroot has no Open MPI" \
+			"(scripts/arm64-deps.sh DIR mpi): the guest gets no MPI," \
+			"its MPI test is skipped"
+	else
+		echo "guest-openmpi: Open MPI is not installed on this host" \
+			"(apt-get install openmpi-bin libopenmpi-dev): the guest gets no MPI," \
+			"its MPI test is skipped"
+	fi
 	exit 3
 fi
-command -v ldconfig >/dev/null || [ -x /sbin/ldconfig ] || die "no ldconfig"
+[ -n "$sysroot" ] || command -v ldconfig >/dev/null || [ -x /sbin/ldconfig ] || die "no ldconfig"
+
+# A path of SYSROOT's, its links followed inside SYSROOT (an absolute
+# link names a file of SYSROOT, not of the host); the host's own path
+# without one.
+real_path() {
+	local path=$1 target n=0
+	[ -n "$sysroot" ] || { readlink -f "$path"; return; }
+	while [ -L "$sysroot$path" ] && [ $n -lt 40 ]; do
+		target=$(readlink "$sysroot$path")
+		case "$target" in
+		/*) path=$target ;;
+		*) path=$(dirname "$path")/$target ;;
+		esac
+		n=$((n + 1))
+	done
+	echo "$sysroot$path"
+}
 
 copy_file() {	# copy_file PATH: to the same path under root (links followed)
-	[ -e "$root$1" ] || install -D -m "$( [ -x "$1" ] && echo 755 || echo 644)" \
-		"$(readlink -f "$1")" "$root$1"
+	local src
+	[ -e "$root$1" ] && return 0
+	src=$(real_path "$1")
+	install -D -m "$( [ -x "$src" ] && echo 755 || echo 644)" "$src" "$root$1"
+}
+
+# SYSROOT's libraries as the guest's loader finds them: the directories
+# of its cache (below) and Open MPI's and PMIx's own
+lib_dirs="/usr/local/lib /lib/$multiarch /usr/lib/$multiarch $ompi_lib $pmix_dir/lib /lib /usr/lib"
+declare -A resolved=()
+
+# needed_libs ELF...: the guest paths of every library they load, and of
+# those libraries' own, through readelf in SYSROOT (ldd cannot run them);
+# the loader itself too; "missing:NAME" for a library found nowhere.  An
+# ELF is a guest path of SYSROOT's or a host path (a file of ROOT); a
+# library already in ROOT (ktau's) is taken from there.
+needed_libs() {
+	local f need dir found queue=("$@") interp
+	while [ ${#queue[@]} -gt 0 ]; do
+		f=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ -e "$sysroot$f" ] && f=$(real_path "$f")
+		interp=$(readelf -l "$f" 2>/dev/null |
+			sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+		[ -n "$interp" ] && echo "$interp"
+		for need in $(readelf -d "$f" 2>/dev/null |
+			sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[ -n "${resolved[$need]:-}" ] && continue
+			found=missing:$need
+			for dir in $lib_dirs; do
+				if [ -e "$root$dir/$need" ]; then
+					found=$dir/$need
+					queue+=("$root$found")
+					break
+				elif [ -e "$sysroot$dir/$need" ]; then
+					found=$dir/$need
+					queue+=("$found")
+					break
+				fi
+			done
+			resolved[$need]=$found
+			echo "$found"
+		done
+	done
 }
 
 copy_libs() {	# copy_libs ELF...: every library they load, and the loader
 	local lib
+	if [ -n "$sysroot" ]; then
+		for lib in $(needed_libs "$@" | sort -u); do
+			case "$lib" in
+			missing:*) die "$*: needs ${lib#missing:}, which SYSROOT ($sysroot) has not" ;;
+			esac
+			copy_file "$lib"
+		done
+		return
+	fi
 	ldd "$@" 2>/dev/null | awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u |
 	while read -r lib; do
 		copy_file "$lib"
 	done
 }
 
+# what ELF loads, as text (the host's ldd, or SYSROOT's readelf: the
+# libraries of network hardware are not in SYSROOT, only named)
+loads() {
+	if [ -n "$sysroot" ]; then
+		local -A resolved=()
+		needed_libs "$1" | tr '\n' ' '
+	else
+		ldd "$1"
+	fi
+}
+
 copy_tree() {	# copy_tree DIR: a directory of data files, links followed
-	[ -d "$1" ] || return 0
+	[ -d "$sysroot$1" ] || return 0
 	mkdir -p "$root$1"
-	cp -rL "$1/." "$root$1/"
+	cp -rL "$sysroot$1/." "$root$1/"
 }
 
 # the launcher and the daemon it starts on each node
 copy_file "$orterun"
 ln -sf orterun "$root/usr/bin/mpirun"
 ln -sf orterun "$root/usr/bin/mpiexec"
-copy_file "$(command -v orted)"
-copy_libs "$orterun" "$(command -v orted)" "$(readlink -f "/usr/lib/$multiarch/libmpi.so.40")"
+copy_file "$orted"
+copy_libs "$orterun" "$orted" "/usr/lib/$multiarch/libmpi.so.40"
 
 # the plugins, but those of network hardware
 nplugins=0
 nleft=0
 for dir in "$ompi_lib/openmpi3" "$pmix_dir/lib/pmix"; do
-	for plugin in "$dir"/*.so; do
+	for plugin in "$sysroot$dir"/*.so; do
+		plugin=${plugin#"$sysroot"}
 		# (not ldd | grep -q: with pipefail, ldd's SIGPIPE would say no)
-		if [[ $(ldd "$plugin") =~ $hardware_libs ]]; then
+		if [[ $(loads "$plugin") =~ $hardware_libs ]]; then
 			nleft=$((nleft + 1))
 			continue
 		fi
@@ -143,8 +263,13 @@ fi
 # the loader's cache of that tree: the guest has no ldconfig of its own
 mkdir -p "$root/etc"
 printf '%s\n' /usr/local/lib "/lib/$multiarch" "/usr/lib/$multiarch" >"$root/etc/ld.so.conf"
-"$(command -v ldconfig || echo /sbin/ldconfig)" -r "$root"
+if [ -n "$sysroot" ]; then
+	"$qemu_user" "$(real_path /sbin/ldconfig)" -r "$root"
+	version=$("$qemu_user" -L "$sysroot" "$sysroot$orterun" --version 2>/dev/null | head -n 1)
+else
+	"$(command -v ldconfig || echo /sbin/ldconfig)" -r "$root"
+	version=$(orterun --version 2>/dev/null | head -n 1)
+fi
 
-echo "guest-openmpi: $root: Open MPI $(orterun --version 2>/dev/null | head -n 1 |
-	awk '{ print $NF }'), $nplugins plugins ($nleft of network hardware left out)," \
+echo "guest-openmpi: $root: Open MPI ${version##* }, $nplugins plugins ($nleft of network hardware left out)," \
 	"ktau:${ktau_libs:- none}, $(du -sk "$root" | cut -f1) KiB"
