@@ -22,7 +22,8 @@ LIB_FILES  :=
 # MPI=no) is shared, as on x86: libktau, libktau-prof, libktau-mpi and
 # mpi-ring against Debian's arm64 Open MPI, unpacked with its runtime
 # and glibc by scripts/arm64-deps.sh DIR mpi, copied into the guest by
-# scripts/guest-openmpi.sh (SYSROOT=).
+# scripts/guest-openmpi.sh (SYSROOT=); the PAPI part (papi-arm64, unless
+# PAPI=no) against Debian's arm64 PAPI, scripts/arm64-deps.sh DIR papi.
 ifeq ($(ARCH),arm64)
 KCONFIG    ?= qemu-arm64
 CROSS_COMPILE ?= aarch64-linux-gnu-
@@ -83,6 +84,7 @@ help:
 	@echo '  make mpi       libktau-mpi, the MPI profiling library, and its test program ($(USER_BUILD)/mpi)'
 	@echo '                 (ARCH=arm64: against Debian'"'"'s arm64 Open MPI, unpacked: make mpi-arm64)'
 	@echo '  make papi      libktau-papi, ktau groups as PAPI events, and its guest overlay ($(USER_BUILD)/papi)'
+	@echo '                 (ARCH=arm64: against Debian'"'"'s arm64 PAPI, unpacked: make papi-arm64)'
 	@echo '  make initramfs the guest root: $(INITRAMFS); ARCH=arm64: the arm64 one'
 	@echo '  make boot      an interactive shell in the guest (Ctrl-A X quits)'
 	@echo '  make install   libktau, its header and ktau.pc, the tools, the man pages'
@@ -165,13 +167,17 @@ endif
 # defined events, and its guest overlay; optional, built only by this
 # target and only where PAPI's headers are (Debian: libpapi-dev).
 .PHONY: papi
+ifeq ($(ARCH),arm64)
+papi: papi-arm64
+else
 papi: lib
 	@if [ -f /usr/include/sde_lib.h ] && [ -f /usr/include/papi.h ]; then \
 		echo '==> building libktau-papi'; \
-		$(MAKE) -s -C papi BUILD=$(USER_BUILD) guest; \
+		$(MAKE) -s -C papi BUILD=$(USER_BUILD) SYSROOT= guest; \
 	else \
 		echo '==> libktau-papi skipped: no /usr/include/sde_lib.h (make deps-check, or apt install libpapi-dev papi-tools)'; \
 	fi
+endif
 
 .PHONY: mpi mpi-if-found
 # a failure there leaves the core build whole (make mpi shows it; make
@@ -205,6 +211,17 @@ mpi-arm64: lib
 		MPICC='$(CROSS_COMPILE)gcc -I$(ARM64_OMPI)/include' \
 		LDFLAGS='-L$(ARM64_OMPI)/lib -lmpi -Wl,-rpath-link,$(ARM64_OMPI)/lib:$(ARM64_MPI_ROOT)/usr/lib/aarch64-linux-gnu' \
 		$(USER_BUILD)/mpi/libktau-mpi.so $(USER_BUILD)/mpi/mpi-ring
+ARM64_PAPI_ROOT := $(ARM64_DEPS)/papi-root
+# libktau-papi and ktau-papi-check for the arm64 guest, against Debian's
+# arm64 PAPI (unpacked), and its guest overlay with PAPI's arm64 tools
+.PHONY: papi-arm64
+papi-arm64: lib
+	@scripts/arm64-deps.sh $(ARM64_DEPS) papi
+	@echo '==> building libktau-papi (arm64)'
+	@$(MAKE) -s -C papi BUILD=$(USER_BUILD) AR=$(CROSS_COMPILE)ar \
+		CC='$(CROSS_COMPILE)gcc -isystem $(ARM64_DEPS)/root/usr/include -isystem $(ARM64_PAPI_ROOT)/usr/include' \
+		LDFLAGS='-L$(ARM64_PAPI_ROOT)/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$(ARM64_PAPI_ROOT)/usr/lib/aarch64-linux-gnu' \
+		SYSROOT=$(ARM64_PAPI_ROOT) guest
 else
 user: lib tools tau-compat guest-tests mpi-if-found
 endif
@@ -266,9 +283,12 @@ endif
 # (scripts/guest-openmpi.sh; exit 3: not installed, the test then skips)
 ifeq ($(ARCH),arm64)
 # the arm64 guest root: Debian's arm64 busybox, Debian's arm64 Open MPI
-# (unless MPI=no), the test module built against the arm64 kernel (make
-# kernel ARCH=arm64)
-initramfs: user $(if $(filter no,$(MPI)),,mpi-arm64)
+# (unless MPI=no) and PAPI (unless PAPI=no), the test module built against
+# the arm64 kernel (make kernel ARCH=arm64)
+initramfs: user $(if $(filter no,$(MPI)),,mpi-arm64) $(if $(filter no,$(PAPI)),,papi-arm64)
+ifeq ($(PAPI),no)
+	@rm -rf $(USER_BUILD)/papi/guest
+endif
 ifeq ($(MPI),no)
 	@rm -rf $(USER_BUILD)/rootfs-mpi
 else
@@ -282,7 +302,7 @@ endif
 else
 initramfs: user
 	@echo '==> copying Open MPI into the guest root'
-	@scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD) || [ $$? -eq 3 ]
+	@SYSROOT= scripts/guest-openmpi.sh $(USER_BUILD)/rootfs-mpi $(USER_BUILD) || [ $$? -eq 3 ]
 	@echo '==> packing the guest initramfs'
 	@DEMO=$(CURDIR)/tests/qemu/demo-guest.sh \
 		KMOD='$(wildcard $(BUILD)/kmod-$(KCONFIG)/*.ko)' \

@@ -4,6 +4,7 @@
 #
 #   scripts/arm64-deps.sh DIR        the static builds' root
 #   scripts/arm64-deps.sh DIR mpi    Open MPI's root
+#   scripts/arm64-deps.sh DIR papi   PAPI's root
 #
 # DIR/root gets busybox-static (the guest's shell, DIR/root/bin/busybox)
 # and, for the static arm64 builds of libktau-prof and the programs that
@@ -17,14 +18,18 @@
 # into the arm64 guest and that libktau-mpi and mpi-ring are cross-built
 # against.  Only Open MPI's dependencies for network hardware (UCX,
 # libfabric, verbs, PSM) are left out, as the guest leaves out their
-# plugins; a library some other file loads and no package brought fails
-# the fetch, named.  A package already unpacked is not fetched again.
+# plugins (a library some copied file loads and no package brought fails
+# guest-openmpi.sh, named).
+# DIR/papi-root gets PAPI 7.0 (libpapi7.0, libsde1, libpfm4, papi-tools,
+# libpapi-dev) and glibc: the root libktau-papi is cross-built against and
+# papi/stage-guest.sh (SYSROOT=) copies PAPI's tools from.
+# A package already unpacked is not fetched again.
 # apt must know the arm64 architecture (make deps-arm64 adds it: dpkg
 # --add-architecture arm64, apt-get update).
 set -eu
 
-[ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = mpi ]; } ||
-	{ echo "usage: $0 DIR [mpi]" >&2; exit 2; }
+[ $# -eq 1 ] || { [ $# -eq 2 ] && { [ "$2" = mpi ] || [ "$2" = papi ]; }; } ||
+	{ echo "usage: $0 DIR [mpi|papi]" >&2; exit 2; }
 dir=$1
 set=${2:-static}
 
@@ -59,6 +64,12 @@ if [ "$set" = static ]; then
 fi
 
 lib=usr/lib/aarch64-linux-gnu
+if [ "$set" = papi ]; then
+	fetch "$dir/papi-root" libc6:lib/ld-linux-aarch64.so.1 \
+		libpapi7.0:$lib/libpapi.so.7.0 libsde1:$lib/libsde.so.1 libpfm4:$lib/libpfm.so.4 \
+		papi-tools:usr/bin/papi_command_line libpapi-dev:usr/include/sde_lib.h
+	exit 0
+fi
 fetch "$dir/mpi-root" \
 	libc6:lib/ld-linux-aarch64.so.1 libc-bin:sbin/ldconfig libgcc-s1:lib/aarch64-linux-gnu/libgcc_s.so.1 \
 	openmpi-bin:usr/bin/orterun openmpi-common:usr/share/openmpi/help-orterun.txt \
@@ -73,20 +84,3 @@ fetch "$dir/mpi-root" \
 	libnl-3-200:lib/aarch64-linux-gnu/libnl-3.so.200 libnl-route-3-200:$lib/libnl-route-3.so.200 \
 	libpciaccess0:$lib/libpciaccess.so.0 libcap2:lib/aarch64-linux-gnu/libcap.so.2 \
 	libatomic1:$lib/libatomic.so.1 libmunge2:$lib/libmunge.so.2
-
-# every library a program, library or plugin there loads is there too
-root=$dir/mpi-root
-have=$(find "$root" -name '*.so*' -printf '%f\n' | sort -u)
-missing=$(find "$root" -type f \( -name '*.so*' -o -path '*/bin/*' \) |
-	grep -Ev 'ucx|ofi|verbs|psm|openib|fabric|rdma|java' |
-	while read -r f; do
-		readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
-		while read -r need; do
-			echo "$have" | grep -qxF "$need" ||
-				echo "$need (${f#"$root"/})"
-		done
-	done | sort -u)
-if [ -n "$missing" ]; then
-	echo "arm64-deps: no package here brings these libraries:" $missing >&2
-	exit 1
-fi

@@ -149,7 +149,7 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # tcgprof.  Stop 44's CI (3 075 s) ran the static checks and configs
 # before the guest tests, and the packages and tcgprof after them, with
 # this side done some 960 s before the guest tests were.
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi,t_papi
 host_side() {
 	# niced, as the arm64 build is from here on: the guest tests are the
 	# longest path, one QEMU thread that a compiler or fuzzer beside it

@@ -95,21 +95,13 @@ if [ -z "$orterun" ] || [ ! -d "$sysroot$ompi_lib/openmpi3" ]; then
 fi
 [ -n "$sysroot" ] || command -v ldconfig >/dev/null || [ -x /sbin/ldconfig ] || die "no ldconfig"
 
-# A path of SYSROOT's, its links followed inside SYSROOT (an absolute
-# link names a file of SYSROOT, not of the host); the host's own path
-# without one.
+# shellcheck source=scripts/elf-needed.bash
+. "$(dirname "$0")/elf-needed.bash"
+
+# a path of SYSROOT's, its links followed inside SYSROOT; the host's own
+# path without one
 real_path() {
-	local path=$1 target n=0
-	[ -n "$sysroot" ] || { readlink -f "$path"; return; }
-	while [ -L "$sysroot$path" ] && [ $n -lt 40 ]; do
-		target=$(readlink "$sysroot$path")
-		case "$target" in
-		/*) path=$target ;;
-		*) path=$(dirname "$path")/$target ;;
-		esac
-		n=$((n + 1))
-	done
-	echo "$sysroot$path"
+	if [ -n "$sysroot" ]; then elf_real_path "$1"; else readlink -f "$1"; fi
 }
 
 copy_file() {	# copy_file PATH: to the same path under root (links followed)
@@ -119,50 +111,17 @@ copy_file() {	# copy_file PATH: to the same path under root (links followed)
 	install -D -m "$( [ -x "$src" ] && echo 755 || echo 644)" "$src" "$root$1"
 }
 
-# SYSROOT's libraries as the guest's loader finds them: the directories
-# of its cache (below) and Open MPI's and PMIx's own
-lib_dirs="/usr/local/lib /lib/$multiarch /usr/lib/$multiarch $ompi_lib $pmix_dir/lib /lib /usr/lib"
-declare -A resolved=()
-
-# needed_libs ELF...: the guest paths of every library they load, and of
-# those libraries' own, through readelf in SYSROOT (ldd cannot run them);
-# the loader itself too; "missing:NAME" for a library found nowhere.  An
-# ELF is a guest path of SYSROOT's or a host path (a file of ROOT); a
-# library already in ROOT (ktau's) is taken from there.
-needed_libs() {
-	local f need dir found queue=("$@") interp
-	while [ ${#queue[@]} -gt 0 ]; do
-		f=${queue[0]}
-		queue=("${queue[@]:1}")
-		[ -e "$sysroot$f" ] && f=$(real_path "$f")
-		interp=$(readelf -l "$f" 2>/dev/null |
-			sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
-		[ -n "$interp" ] && echo "$interp"
-		for need in $(readelf -d "$f" 2>/dev/null |
-			sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			[ -n "${resolved[$need]:-}" ] && continue
-			found=missing:$need
-			for dir in $lib_dirs; do
-				if [ -e "$root$dir/$need" ]; then
-					found=$dir/$need
-					queue+=("$root$found")
-					break
-				elif [ -e "$sysroot$dir/$need" ]; then
-					found=$dir/$need
-					queue+=("$found")
-					break
-				fi
-			done
-			resolved[$need]=$found
-			echo "$found"
-		done
-	done
-}
+# SYSROOT's libraries as the guest's loader finds them (a library already
+# in ROOT, ktau's, from there): the directories of its cache (below) and
+# Open MPI's and PMIx's own
+elf_needed_init "$sysroot" "$root" \
+	"/usr/local/lib /lib/$multiarch /usr/lib/$multiarch $ompi_lib $pmix_dir/lib /lib /usr/lib"
 
 copy_libs() {	# copy_libs ELF...: every library they load, and the loader
 	local lib
 	if [ -n "$sysroot" ]; then
-		for lib in $(needed_libs "$@" | sort -u); do
+		elf_needed "$@"
+		for lib in "${elf_needed_libs[@]}"; do
 			case "$lib" in
 			missing:*) die "$*: needs ${lib#missing:}, which SYSROOT ($sysroot) has not" ;;
 			esac
@@ -176,14 +135,15 @@ copy_libs() {	# copy_libs ELF...: every library they load, and the loader
 	done
 }
 
-# what ELF loads, as text (the host's ldd, or SYSROOT's readelf: the
-# libraries of network hardware are not in SYSROOT, only named)
+# loaded: what ELF loads, as text (the host's ldd, or SYSROOT's readelf:
+# the libraries of network hardware are not in SYSROOT, only named); set,
+# not printed, so that elf_needed keeps what it learnt
 loads() {
 	if [ -n "$sysroot" ]; then
-		local -A resolved=()
-		needed_libs "$1" | tr '\n' ' '
+		elf_needed "$1"
+		loaded="${elf_needed_libs[*]}"
 	else
-		ldd "$1"
+		loaded=$(ldd "$1")
 	fi
 }
 
@@ -207,7 +167,8 @@ for dir in "$ompi_lib/openmpi3" "$pmix_dir/lib/pmix"; do
 	for plugin in "$sysroot$dir"/*.so; do
 		plugin=${plugin#"$sysroot"}
 		# (not ldd | grep -q: with pipefail, ldd's SIGPIPE would say no)
-		if [[ $(loads "$plugin") =~ $hardware_libs ]]; then
+		loads "$plugin"
+		if [[ $loaded =~ $hardware_libs ]]; then
 			nleft=$((nleft + 1))
 			continue
 		fi

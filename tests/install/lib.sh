@@ -28,6 +28,25 @@ have_tools() {
 	done
 }
 
+# refuses SCRIPT LABEL STATUS TEXT ENV... -- ARGS...: bash SCRIPT ARGS,
+# with the environment ENV..., exits STATUS and says TEXT (bad input)
+refuses() {
+	local script=$1 label=$2 want=$3 text=$4 envs=() out status
+	shift 4
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	out=$(env "${envs[@]}" bash "$script" "$@" 2>&1)
+	status=$?
+	if [ "$status" -eq "$want" ] && [[ $out == *"$text"* ]]; then
+		pass "$label: exit $want, '$text'"
+	else
+		fail "$label" "exit $status (want $want), said: $(printf '%s\n' "$out" | tail -n 2)"
+	fi
+}
+
 # The tools: every tools/*.c and paraprof-export/*.c that has a main(),
 # found from the sources rather than from the makefiles' lists.
 source_tools() {

@@ -28,24 +28,9 @@ sysroot=${SYSROOT:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# refuses LABEL STATUS TEXT ENV... -- ARGS...: the script exits STATUS
+# refused LABEL STATUS TEXT ENV... -- ARGS...: the script exits STATUS
 # and says TEXT
-refuses() {
-	local label=$1 want=$2 text=$3 envs=() out status
-	shift 3
-	while [ "$1" != -- ]; do
-		envs+=("$1")
-		shift
-	done
-	shift
-	out=$(env "${envs[@]}" bash "$script" "$@" 2>&1)
-	status=$?
-	if [ "$status" -eq "$want" ] && [[ $out == *"$text"* ]]; then
-		pass "guest-openmpi: $label: exit $want, '$text'"
-	else
-		fail "guest-openmpi: $label" "exit $status (want $want), said: $(echo "$out" | tail -n 2)"
-	fi
-}
+refused() { refuses "$script" "guest-openmpi: $1" "${@:2}"; }
 
 # check_root LABEL ROOT MACHINE LDCONFIG...: a copied root's contents
 check_root() {
@@ -115,13 +100,13 @@ if [ -n "$sysroot" ]; then
 	exit "$failed"
 fi
 
-refuses "no ROOT" 2 "guest-openmpi.sh ROOT [USER_BUILD]" --
-refuses "the machine's root" 1 "is the machine's root" -- /
-refuses "a SYSROOT that is missing" 1 "is not a directory" SYSROOT="$tmp/none" -- "$tmp/r"
+refused "no ROOT" 2 "guest-openmpi.sh ROOT [USER_BUILD]" --
+refused "the machine's root" 1 "is the machine's root" -- /
+refused "a SYSROOT that is missing" 1 "is not a directory" SYSROOT="$tmp/none" -- "$tmp/r"
 mkdir -p "$tmp/notroot"
-refuses "a SYSROOT that is not a root" 1 "not a root" SYSROOT="$tmp/notroot" -- "$tmp/r"
+refused "a SYSROOT that is not a root" 1 "not a root" SYSROOT="$tmp/notroot" -- "$tmp/r"
 mkdir -p "$tmp/nompi/usr/lib/aarch64-linux-gnu"
-refuses "a SYSROOT without Open MPI" 3 "has no Open MPI" SYSROOT="$tmp/nompi" -- "$tmp/r"
+refused "a SYSROOT without Open MPI" 3 "has no Open MPI" SYSROOT="$tmp/nompi" -- "$tmp/r"
 if [ -d "$tmp/r" ] && [ -z "$(ls -A "$tmp/r")" ]; then
 	pass "guest-openmpi: a SYSROOT without Open MPI leaves ROOT empty"
 else

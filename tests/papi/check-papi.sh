@@ -77,6 +77,28 @@ opt=$guest/opt/ktau-papi
 out=$("$guest/lib64/ld-linux-x86-64.so.2" --inhibit-cache --library-path "$opt/lib" \
 	--preload "$opt/lib/libktau-papi.so.1" "$opt/bin/papi_native_avail" 2>&1)
 lists_events "the guest overlay's papi_native_avail, its own libraries alone" "$out"
+# stage-guest.sh's bad input: exit STATUS and the reason
+stage=$top/papi/stage-guest.sh
+tmp=$(mktemp -d)
+refused() { refuses "$stage" "$label: stage-guest.sh, $1" "${@:2}"; }
+refused "no DEST" 2 "usage:" SYSROOT= -- "$out_dir"
+refused "a PAPI_BUILD without libktau-papi" 1 "ktau-papi-check (make papi builds it)" SYSROOT= -- \
+	"$tmp" "$tmp/dest"
+mkdir -p "$tmp/notroot"
+refused "a SYSROOT that is not a root" 1 "is not an unpacked root" SYSROOT="$tmp/notroot" -- \
+	"$out_dir" "$tmp/dest"
+mkdir -p "$tmp/nopapi/usr/lib/aarch64-linux-gnu"
+refused "a SYSROOT without PAPI's tools" 1 "has no usr/bin/papi_command_line (papi-tools)" \
+	SYSROOT="$tmp/nopapi" -- "$out_dir" "$tmp/dest"
+# the host's tools in a root without their libraries: libpapi is named
+mkdir -p "$tmp/nolibs/usr/lib/x86_64-linux-gnu" "$tmp/nolibs/usr/bin"
+for tool in papi_command_line papi_native_avail papi_component_avail; do
+	cp "$(command -v "$tool")" "$tmp/nolibs/usr/bin/"
+done
+refused "a SYSROOT without PAPI's libraries" 1 "libpapi.so.7.0" \
+	SYSROOT="$tmp/nolibs" -- "$out_dir" "$tmp/dest"
+rm -rf "$tmp"
+
 if [ "$(id -u)" -ne 0 ] || ! command -v chroot >/dev/null || [ ! -x /bin/busybox ]; then
 	echo "SKIP: $label: run-in-guest.sh in a chroot of the overlay needs root, chroot and busybox"
 	exit "$failed"
