@@ -701,6 +701,17 @@ static __always_inline void ktau_fault_exit(void)
 }
 
 /*
+ * For an architecture whose page fault handler is entered with
+ * interrupts as the faulting context had them (arm64's do_page_fault()):
+ * whether faults are timed, so that it turns interrupts off around the
+ * hooks only then.
+ */
+static __always_inline bool ktau_faults_timed(void)
+{
+	return ktau_group_on(KTAU_GROUP_EXCEPTION);
+}
+
+/*
  * A context switch, in __schedule(): the task switched out waits in a
  * schedule frame (schedule_vol when it blocked, schedule_invol when it
  * was still runnable) that closes when it is switched in again, so that
@@ -836,6 +847,12 @@ static inline void ktau_irq_enter(void) { }
 static inline void ktau_irq_exit(void) { }
 static inline void ktau_fault_enter(bool user_mode) { }
 static inline void ktau_fault_exit(void) { }
+
+static inline bool ktau_faults_timed(void)
+{
+	return false;
+}
+
 static inline void ktau_switch_out(void) { }
 static inline void ktau_switch_in(void) { }
 static inline int ktau_context_prctl(int option, unsigned long arg2,
