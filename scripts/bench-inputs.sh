@@ -131,7 +131,7 @@ EOF
 
 # the MPI workload: Open MPI's runtime and ktau's libraries, then xdlu
 mpi=$root.mpi
-"$top/scripts/guest-openmpi.sh" "$mpi" "$user_build" >&2
+SYSROOT= "$top/scripts/guest-openmpi.sh" "$mpi" "$user_build" >&2
 case $? in
 0) ;;
 3) echo "bench-inputs: no Open MPI: the MPI workload is left out" >&2; exit 0 ;;

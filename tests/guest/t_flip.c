@@ -15,9 +15,10 @@
  *   - 1 s of: register, fork a child (it inherits the word and _exit(0)s
  *     at once), unregister, wait for it (its exit drops the last word):
  *     the same bound above the baseline plus what as many forks without
- *     a word add (fork and exit by themselves make 0.1 to 0.3 function-
- *     call IPIs per fork in the guest, word or not, in spells: the two
- *     loops alternate every 0.1 s so that both see the same);
+ *     a word add, or above the forks without a word, whichever is more
+ *     (fork and exit by themselves make 0.1 to 0.3 function-call IPIs
+ *     per fork in the guest, word or not, in spells: the two loops
+ *     alternate every 0.1 s so that both see the same);
  *   - every prctl returns 0;
  *   - right after, merged recording works: N getppid() calls made with
  *     a newly registered word holding a value are exactly N under that
@@ -264,6 +265,15 @@ static int unprivileged(void)
 		plain_per_fork = 0;
 	expected[0] = per_s(&base, base.ipis);
 	expected[1] = expected[0] + plain_per_fork * per_s(&forks, forks.iterations);
+	/*
+	 * or the forks without a word, which ran in the same spells: the
+	 * baseline's second may have had more IPIs than theirs (27.9/s
+	 * against 3.0/s for the pairs right after it, once on arm64), when
+	 * the model above puts them below the plain forks' own (129.9
+	 * against 154.8/s, at 427 and 531 forks/s)
+	 */
+	if (per_s(&plain, plain.ipis) > expected[1])
+		expected[1] = per_s(&plain, plain.ipis);
 	expected[2] = expected[0];
 	ktr_info("cpus", "%d", ncpus);
 	ktr_info("getpid", "%.0f calls/s, %.1f " IPI_NAME " IPIs/s (%.1f TLB), the baseline",
