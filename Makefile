@@ -12,13 +12,16 @@ USER_BUILD := $(BUILD)/user
 # `make lib` builds (all of them unless named)
 USER_MAKE  := BUILD=$(USER_BUILD)
 LIB_FILES  :=
+# what the TAU layer's one relocatable object is made with (tau-compat)
+TAU_COMPAT_MAKE :=
 # ARCH=arm64: the arm64 kernel, cross-built (make kernel ARCH=arm64), and
 # the arm64 user space and guest root (make initramfs ARCH=arm64):
 # static, cross-built with CROSS_COMPILE into their own directories, so
 # that x86 and arm64 builds never mix.  libelf and zlib for arm64 are
 # Debian's, unpacked by scripts/arm64-deps.sh (with the arm64 busybox);
-# the tools and guest tests are static, neither OTF2 nor the TAU layer is
-# built (the host's are x86 builds).  The MPI part (mpi-arm64, unless
+# the tools and guest tests are static, OTF2 is not built (the host's is
+# an x86 build); the TAU layer (tau-compat) is, for make check-tau
+# ARCH=arm64, which cross-builds TAU against it.  The MPI part (mpi-arm64, unless
 # MPI=no) is shared, as on x86: libktau, libktau-prof, libktau-mpi and
 # mpi-ring against Debian's arm64 Open MPI, unpacked with its runtime
 # and glibc by scripts/arm64-deps.sh DIR mpi, copied into the guest by
@@ -33,6 +36,7 @@ USER_MAKE  := BUILD=$(USER_BUILD) OTF2=no AR=$(CROSS_COMPILE)ar \
 	CC='$(CROSS_COMPILE)gcc -isystem $(ARM64_DEPS)/root/usr/include \
 	-L$(ARM64_DEPS)/root/usr/lib/aarch64-linux-gnu'
 LIB_FILES  := $(USER_BUILD)/lib/libktau.a $(USER_BUILD)/lib/libktau-prof.a
+TAU_COMPAT_MAKE := LD=$(CROSS_COMPILE)ld OBJCOPY=$(CROSS_COMPILE)objcopy
 endif
 KCONFIG    ?= qemu
 KSRC       ?=
@@ -107,6 +111,7 @@ help:
 	@echo '  make fuzz      libFuzzer on every parser, FUZZ_SECONDS (60) each (needs clang)'
 	@echo '  make check-tau TAU (TAU_SHARED=, default the shared folder'"'"'s tau/) built -ktau -ktau_shctr against ktau'"'"'s'
 	@echo '                 TAU compatibility layer, a TAU program on a fake /proc (~3 min)'
+	@echo '                 (ARCH=arm64: cross-built for the arm64 guest, run under qemu-aarch64)'
 
 all: kernel user initramfs
 
@@ -138,9 +143,11 @@ tools: lib
 
 # the KTAU user API for TAU's -ktau/-ktau_shctr (compat/ktau-tau, docs/tau.md):
 # $(USER_BUILD)/ktau-tau/lib/libktau.a, its headers in compat/ktau-tau/include
+# (ARCH=arm64: cross-built; the command line's CC and AR reach the libktau
+# build it makes too)
 tau-compat: lib
 	@echo '==> building the TAU compatibility layer'
-	@$(MAKE) -s -C compat/ktau-tau BUILD=$(USER_BUILD)
+	@$(MAKE) -s -C compat/ktau-tau $(USER_MAKE) $(TAU_COMPAT_MAKE)
 
 guest-tests:
 	@echo '==> building guest tests'
@@ -196,7 +203,7 @@ ifeq ($(ARCH),arm64)
 .PHONY: arm64-deps
 arm64-deps:
 	@scripts/arm64-deps.sh $(ARM64_DEPS)
-lib tools guest-tests: arm64-deps
+lib tools guest-tests tau-compat: arm64-deps
 user: lib tools guest-tests
 ARM64_MPI_ROOT := $(ARM64_DEPS)/mpi-root
 ARM64_OMPI := $(ARM64_MPI_ROOT)/usr/lib/aarch64-linux-gnu/openmpi
@@ -350,9 +357,11 @@ endif
 # or KTAU_SHARED=) with -ktau -ktau_shctr against the
 # compatibility layer, an instrumented program run on a fake /proc; about 3
 # minutes on 2 cores, most of them TAU's build (142 s idle); make check runs it.
+# ARCH=arm64: TAU cross-built for the arm64 guest, its program run on the
+# host under qemu-aarch64, the overlay in $(BUILD)/user-arm64/rootfs-tau.
 .PHONY: check-tau
 check-tau:
-	@BUILD=$(BUILD) tests/tau/check-tau.sh
+	@BUILD=$(BUILD) tests/tau/check-tau.sh $(if $(filter arm64,$(ARCH)),--arch arm64)
 
 # arm64, first step: the arm64 kernel cross-built and booted under
 # qemu-system-aarch64 with a tiny initramfs, exact counts checked there

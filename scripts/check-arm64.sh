@@ -17,7 +17,8 @@
 # ktautests= takes them; default every one: x86's make check runs a
 # phase of them on the plain arm64 kernel, see scripts/check.sh),
 # GUEST_TIMEOUT (3600 s), QEMU_MEM (1G), QEMU_SMP (2), JOBS (the kernel
-# build's)
+# build's), ARM64_TAU_STAGED (set: TAU's program for t_tau is staged
+# already, make check-tau ARCH=arm64 is not run here)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +39,20 @@ step() {
 }
 
 step "arm64 kernel build ($KCONFIG)" make -s -C "$top" kernel ARCH=arm64 KCONFIG="$KCONFIG"
+# TAU's runtime for t_tau, cross-built and staged before the root is
+# packed (its PASS lines are results too); make check stages it while it
+# builds the arm64 root beside its other phases (ARM64_TAU_STAGED=1)
+case ",${TESTS:-t_tau}," in
+*,t_tau,*)
+	if [ -z "${ARM64_TAU_STAGED:-}" ]; then
+		printf '==> TAU for the arm64 guest (make check-tau ARCH=arm64) (at %d s)\n' \
+			"$SECONDS" | tee -a "$log"
+		tau_out=$(BUILD=$BUILD "$top/tests/tau/check-tau.sh" --arch arm64 2>&1)
+		printf '%s\n' "$tau_out" >>"$log"
+		printf '%s\n' "$tau_out" | grep -E '^(PASS|FAIL|SKIP): ' | tee -a "$results"
+	fi
+	;;
+esac
 step "arm64 user space and guest root" make -s -C "$top" initramfs ARCH=arm64 KCONFIG="$KCONFIG"
 # the host's own build (build/user), even under make check ARCH=arm64
 step "host ktau-report (reads the guest's archive)" make -s -C "$top" tools ARCH=
@@ -52,6 +67,15 @@ case ",${TESTS:-t_report}," in
 *,t_report,*)
 	"$top/tests/qemu/check-guest-archive.sh" "$share" "$BUILD/user/bin/ktau-report" \
 		2>>"$log" | tee -a "$results"
+	;;
+esac
+# and of t_tau, when TAU's program was in the guest (make check-tau
+# ARCH=arm64 stages it): its Kprofile through ParaProf's reader
+case ",${TESTS:-t_tau}," in
+*,t_tau,*)
+	if [ -d "$BUILD/user-arm64/rootfs-tau" ]; then
+		"$top/tests/tau/check-guest-kprofile.sh" "$share" 2>>"$log" | tee -a "$results"
+	fi
 	;;
 esac
 printf '==> done (at %d s)\n' "$SECONDS" | tee -a "$log"

@@ -82,6 +82,11 @@ arm64_lock=$beside_dir/arm64-build.lock
 arm64_build() {
 	run "arm64 kernel build ($ARM64_KCONFIG, beside)" \
 		env JOBS=1 make -s -C "$top" kernel ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
+	# TAU cross-built for t_tau and staged before the root is packed
+	# (make check-tau ARCH=arm64: 30 s on 2 idle cores, its program run
+	# under qemu-aarch64 on the fake /proc)
+	run "TAU against ktau (arm64, make check-tau ARCH=arm64, beside)" \
+		env BUILD="$BUILD" "$top/tests/tau/check-tau.sh" --arch arm64
 	run "arm64 user space and guest root (beside)" \
 		make -s -C "$top" initramfs ARCH=arm64 KCONFIG="$ARM64_KCONFIG"
 	# Debian's arm64 Open MPI that root got, copied again and checked
@@ -149,7 +154,7 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # tcgprof.  Stop 44's CI (3 075 s) ran the static checks and configs
 # before the guest tests, and the packages and tcgprof after them, with
 # this side done some 960 s before the guest tests were.
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi,t_papi
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi,t_papi,t_tau
 host_side() {
 	# niced, as the arm64 build is from here on: the guest tests are the
 	# longest path, one QEMU thread that a compiler or fuzzer beside it
@@ -184,7 +189,7 @@ host_side() {
 	exec 8>"$arm64_lock"
 	flock 8
 	run "arm64 guest tests: $ARM64_PHASE (make check-arm64)" \
-		make -s -C "$top" check-arm64 ARM64_TESTS="$ARM64_PHASE" \
+		env ARM64_TAU_STAGED=1 make -s -C "$top" check-arm64 ARM64_TESTS="$ARM64_PHASE" \
 		ARM64_CHECK_KCONFIG="$ARM64_KCONFIG"
 	exec 8>&-
 	# make demo ARCH=arm64's guest run on that kernel and guest root

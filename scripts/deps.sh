@@ -67,9 +67,11 @@ deb="debhelper lintian rsync linux-config-6.12"
 # builds), QEMU's arm machines (qemu-system-aarch64), and qemu-user,
 # whose qemu-aarch64 runs Debian's arm64 ldconfig on the guest's Open MPI
 # root (scripts/guest-openmpi.sh with SYSROOT=: the host's ldconfig
-# skips arm64 libraries)
-arm64="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
-	libc6-dev-armhf-cross qemu-system-arm qemu-user"
+# skips arm64 libraries) and the arm64 TAU program on the host (make
+# check-tau ARCH=arm64), and the C++ cross compiler that TAU's arm64
+# runtime is built with there
+arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+	libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm qemu-user"
 # deb-arm64: debian/control's Build-Depends for the arm64 host
 # architecture (dpkg-buildpackage -a arm64 checks them, the cross linker
 # links libktau.so.1 against libelf.so.1 and dpkg-shlibdeps finds its

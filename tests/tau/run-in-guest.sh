@@ -5,8 +5,8 @@
 # program of tests/tau/prog.c (built by make check-tau, statically, against
 # TAU configured with -ktau -ktau_shctr).  make check-tau leaves a root
 # overlay with this script and the program in build/user/rootfs-tau
-# (/opt/ktau-tau/), which make initramfs packs; make check's guest test
-# t_tau runs it.  By hand, on the host:
+# (/opt/ktau-tau/; ARCH=arm64: build/user-arm64/rootfs-tau), which make
+# initramfs packs; make check's guest test t_tau runs it.  By hand, on the host:
 #
 #   make check-tau initramfs
 #   make boot            # then, in the guest:
@@ -30,7 +30,9 @@
 #     MULTI__KTAU_NUM_sys_read profile has the routine io with its 500
 #     read()s exactly, and MULTI__KTAU_INCL_sys_read io's kernel read time
 #     (microseconds: TAU divides the cycles by the MHz it measures, right
-#     with TAU configured -useropt=-DTAU_x86_64: docs/tau.md) within 1 % of what
+#     with TAU configured -useropt=-DTAU_x86_64, or on arm64 the MHz the
+#     layer reads from /proc, TAU configured -useropt=-DTAU_mips:
+#     docs/tau.md) within 1 % of what
 #     the thread's /proc file records for the same calls, at its tsc_khz
 #     (the program writes that, KTAU_TAU_READ_DELTA: tests/tau/prog.c).
 # With the 9p share of make check mounted at /mnt/host, it copies

@@ -100,6 +100,13 @@ int ktau_diff_profiles(ktau_output* plist1, int size1, ktau_output* plist2, int 
 /* Frees what unpack_bindata() or ktau_diff_profiles() returned. */
 void ktau_free_profiles(ktau_output* profiles, long no_profiles);
 
+/*
+ * ktau_get_tsc: the kernel's cycle counter rate, ticks per second (the
+ * calling thread's profile's tsc_khz * 1000); 0 with errno set when it
+ * cannot be read.  TAU built with TAU_mips divides KTAU cycles by it.
+ */
+double ktau_get_tsc(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

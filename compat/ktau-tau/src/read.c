@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -432,4 +433,57 @@ KTAU_COMPAT_API long ktau_dump_toggle(void)
 {
 	errno = ENOSYS;
 	return -1;
+}
+
+/* the tsc_khz of a profile (opts NULL: the system's); 0 with errno set */
+static uint64_t profile_khz(struct ktau_proc *proc, const struct ktau_read_opts *opts)
+{
+	struct ktau_profile *p = ktau_proc_read_profile(proc, opts, NULL);
+	uint64_t khz;
+
+	if (!p)
+		return 0;
+	khz = ktau_profile_tsc_khz(p);
+	ktau_profile_free(p);
+	if (!khz)
+		errno = ENODEV;
+	return khz;
+}
+
+/*
+ * ktau_get_tsc: the rate of the kernel's cycle counter in ticks per second,
+ * as the original KTAU library's was (it read /proc/cpuinfo): here the
+ * tsc_khz of the calling thread's own profile (x86: the TSC's rate; arm64:
+ * the virtual counter's, CNTFRQ_EL0 or the firmware's override), or of the
+ * system profile when the thread's cannot be read (a /proc tree without
+ * it: the fake one of make check-tau).  TAU calls it once, at start, when
+ * it is built with TAU_mips, for the MHz it divides KTAU cycles by
+ * (KTauGetMHz()); ktau's TAU check builds TAU so on arm64, where TAU's own
+ * KTAU clock (ktau_timer.h) has no counter to read (docs/tau.md).  TAU
+ * does not check it: on failure a line on stderr says why, and 0 with
+ * errno set.
+ */
+KTAU_COMPAT_API double ktau_get_tsc(void)
+{
+	KTAU_OPTS(ktau_read_opts, opts, .pid = getpid(), .tid = ktc_gettid());
+	struct ktau_proc *proc = ktau_proc_open(NULL, NULL);
+	uint64_t khz = 0;
+	int err;
+
+	if (proc) {
+		khz = profile_khz(proc, &opts);
+		if (!khz)
+			khz = profile_khz(proc, NULL);
+		err = errno;
+		ktau_proc_close(proc);
+		errno = err;
+	}
+	if (!khz) {
+		err = errno;
+		fprintf(stderr, "ktau: ktau_get_tsc: no cycle counter rate in the ktau "
+			"profiles: %s; KTAU times will be wrong\n", strerror(err));
+		errno = err;
+		return 0;
+	}
+	return (double)khz * 1000.0;
 }
