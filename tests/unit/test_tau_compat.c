@@ -3,7 +3,8 @@
  * ktau's TAU compatibility layer (compat/ktau-tau): read_size/read_data's
  * packing, unpack_bindata, ktau_diff_profiles and aggr_many_profiles
  * against hand-worked buffers and fake /proc trees (KTAU_PROCFS); the
- * shared-counter calls; the names and the System.map TAU reads.
+ * shared-counter calls; the names and the System.map TAU reads; the
+ * counter rate (ktau_get_tsc).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -220,7 +221,7 @@ TEST(tau_compat_read_self_and_pid_list)
 	/* nothing readable: the error of the last */
 	errno = 0;
 	ASSERT_EQ(-1, read_size(KTAU_TYPE_PROFILE, 0, &missing, 1, 0, NULL, -1));
-	ASSERT_TRUE(errno != 0);
+	ASSERT_EQ(ENODEV, errno);
 	drop_root(root);
 }
 
@@ -407,6 +408,33 @@ TEST(tau_compat_print)
 	ASSERT_STREQ("PID: 412\t No Entries: 1\n"
 		     "Entry   39: addr c1000270, count    5, incl   50, excl   40\n", text);
 	free(text);
+}
+
+/*
+ * ktau_get_tsc(): the thread's own profile's rate (an arm64-like 62.5
+ * MHz), else the system profile's, else 0 with errno set (and a line on
+ * stderr, which TAU does not check).
+ */
+TEST(tau_compat_get_tsc)
+{
+	char *root = fake_root(), *empty, rel[64];
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+
+	ASSERT_NOT_NULL(root);
+	ASSERT_TRUE(ktau_get_tsc() == 1000000.0 * 1000.0);
+	snprintf(rel, sizeof(rel), "%d/task/%d/ktau", (int)pid, (int)tid);
+	ASSERT_EQ(0, write_tree_file(root, rel,
+				     "ktau-profile 2\ntsc_khz 62500\nscope thread\n"
+				     "task kind=thread pid=1 tid=1 comm=t dropped=0\nend\n"));
+	ASSERT_TRUE(ktau_get_tsc() == 62500.0 * 1000.0);
+	drop_root(root);
+	empty = make_tmpdir();
+	ASSERT_NOT_NULL(empty);
+	ASSERT_EQ(0, setenv("KTAU_PROCFS", empty, 1));
+	errno = 0;
+	ASSERT_TRUE(ktau_get_tsc() == 0.0);
+	ASSERT_EQ(ENODEV, errno);
+	drop_root(empty);
 }
 
 static int purge_as_nobody(void)
