@@ -32,9 +32,10 @@
  *     of P and C, 2 processes a round (over what the block held before:
  *     the test runs in a process that reaped others before its exec).
  * Then the same rounds with C slowed down by a cgroup instead, whose
- * cpu.max gives it 1 ms of CPU every 250 ms (checks cpu-max-*), where the
- * kernel has the cgroup v2 cpu controller (tests/configs/debug.config,
- * make check's kernel, has it).
+ * cpu.max gives it 1 ms of CPU every 250 ms (checks cpu-max-*), C's quota
+ * spent as it exits and P on its CPU (spend_quota()), where the kernel
+ * has the cgroup v2 cpu controller (tests/configs/debug.config, make
+ * check's kernel, has it).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -60,15 +61,17 @@
 #define ROUNDS 4
 #define MAX_ROUNDS 32		/* while no round had a slow child */
 /*
- * cpu.max's rounds: about a second each, and few of them have a slow
- * child on a kernel without KASAN (1 in 4 to 1 in 54 on arm64's check
- * kernel: C is not placed there, see align_exit())
+ * cpu.max's rounds: up to a second each (C waits for its quota); on a
+ * kernel without KASAN, where a fold is far shorter than the quota, only
+ * those whose throttle falls in C's exit have a slow child (spend_quota())
  */
 #define CPU_MAX_ROUNDS 64
 #define REAP_LIMIT_NS 100000000LL
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define SLOW_CGROUP CGROUP_ROOT "/ktau-release-slow"
 #define SLOW_CPU_MAX "1000 250000"	/* 1 ms every 250 ms */
+#define SLOW_QUOTA_NS 1000000LL
+#define SLOW_GAP_NS 50000000LL	/* throttled: far longer than a tick */
 
 static volatile uint32_t ctx_word;
 
@@ -98,9 +101,8 @@ static int pin_to(int cpu)
  * a tick.  Only a tick between C's exit_notify() and the end of its fold
  * makes the round's fold pending, and on a kernel without KASAN that is
  * a small part of a tick: left to chance, none in 16 rounds at times on
- * arm64's make check-arm64 kernel.  (With cpu.max C is not placed so: it
- * comes back when the cgroup's period refills its quota, not at a tick,
- * and how long it then runs under QEMU's one TCG thread was not found.)
+ * arm64's make check-arm64 kernel.  (With cpu.max, spend_quota() makes
+ * the throttle fall in C's exit instead.)
  */
 static void align_exit(int r)
 {
@@ -118,6 +120,40 @@ static void align_exit(int r)
 	       tick / (2 * MAX_ROUNDS);
 	while (now_ns() - now < spin)
 		;
+}
+
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * In the cgroup: run until C has used more than a whole quota since the
+ * cgroup last let it run again (a gap in the clock far longer than a
+ * tick: the rest of cpu.max's period), so that its quota is spent and
+ * its next accounting throttles it.  That accounting is a tick, or P's
+ * wake-up on C's CPU as C exits (P waits there for it): then C is
+ * throttled at the fold's first cond_resched() and its fold is still to
+ * come when P is reaped.  Left to a tick alone, on a kernel without
+ * KASAN (a fold far shorter than the 1 ms quota), no fold was slow in 64
+ * rounds on arm64's make check-arm64 kernel.
+ */
+static void spend_quota(void)
+{
+	int64_t start, last, now, used0;
+
+	start = last = now_ns();
+	used0 = cpu_ns();
+	while ((now = now_ns()) - start < 10000000000LL) {
+		if (now - last >= SLOW_GAP_NS)
+			used0 = cpu_ns();
+		last = now;
+		if (cpu_ns() - used0 >= SLOW_QUOTA_NS + SLOW_QUOTA_NS / 20)
+			break;
+	}
 }
 
 /*
@@ -141,7 +177,9 @@ static void slow_child(const char *cgroup_procs, int r)
 	if (cgroup_procs ? ktr_write_file(cgroup_procs, "0\n") :
 			   sched_setscheduler(0, SCHED_IDLE, &sp))
 		_exit(3);
-	if (!cgroup_procs)
+	if (cgroup_procs)
+		spend_quota();
+	else
 		align_exit(r);
 	_exit(0);
 }
@@ -154,6 +192,9 @@ static void parent(int out, const char *cgroup_procs, int r)
 	pid_t c;
 
 	signal(SIGCHLD, SIG_IGN);
+	/* with cpu.max: its wake-up at C's exit accounts C's quota */
+	if (cgroup_procs && pin_to(0))
+		_exit(3);
 	for (int i = 0; i < P_CALLS; i++)
 		syscall(SYS_getppid);
 	c = fork();
