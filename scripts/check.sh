@@ -219,7 +219,8 @@ renice_tree() {
 	local -a todo=("$2") tree=()
 
 	for stat in /proc/[0-9]*/stat; do
-		read -r line < "$stat" 2> /dev/null || continue
+		# a process may exit between the glob and the read
+		read -r line 2> /dev/null < "$stat" || continue
 		pid=${stat#/proc/}
 		line=${line##*) }
 		ppid=${line#* }
