@@ -367,6 +367,39 @@ static long ctl_value(const char *key, long *max)
 	return v;
 }
 
+/*
+ * A full id table is listed whole: every name the fill registered, the
+ * last id among them, then "end" (the file is formatted once into a
+ * buffer sized from the number of ids; names longer than its estimate
+ * make seq_read() grow it).
+ */
+static void check_fill_listed(long max, long registered)
+{
+	const struct ktr_fmap_ent *last;
+	struct ktr_fmap map = { 0 };
+	char err[256];
+	long fill_names = 0;
+	size_t len, i;
+	char *text = ktr_slurp("/proc/ktau/functions", &len);
+
+	if (!text || ktr_parse_functions(text, len, &map, err, sizeof(err))) {
+		ktr_fail("fill-listed", "/proc/ktau/functions: %s", text ? err : strerror(errno));
+		free(text);
+		ktr_fmap_free(&map);
+		return;
+	}
+	for (i = 0; i < map.n; i++)
+		fill_names += strncmp(map.ents[i].name, "ktau_fill_", 10) == 0;
+	last = max > 0 ? ktr_fmap_fid(&map, (uint64_t)max - 1) : NULL;
+	ktr_check(fill_names == registered && last &&
+		  strncmp(last->name, "ktau_fill_", 10) == 0,
+		  "fill-listed", "/proc/ktau/functions (%zu bytes, %zu functions): %ld names "
+		  "of the fill, which registered %ld; the last id %ld is %s", len, map.n,
+		  fill_names, registered, max - 1, last ? last->name : "not listed");
+	free(text);
+	ktr_fmap_free(&map);
+}
+
 static void check_fill(long dropped_before)
 {
 	struct ktr_profile p;
@@ -387,6 +420,7 @@ static void check_fill(long dropped_before)
 		  used, max, -ENOSPC, max - 1);
 	ktr_check(refused >= 2, "fill-refusals-counted", "fids_refused %ld, expected >= 2 "
 		  "(the fill's last try and the site's)", refused);
+	check_fill_listed(max, field("registered"));
 	b = self_thread(&p, "fill-profile");
 	if (!b)
 		return;

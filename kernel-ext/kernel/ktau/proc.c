@@ -813,12 +813,40 @@ static int ktau_functions_show(struct seq_file *m, void *v)
 		/* Unused syscall numbers are not functions of their own. */
 		if (fid != KTAU_FID_NI_SYSCALL && !strcmp(name, "ni_syscall"))
 			continue;
-		seq_printf(m, "%u %s %s\n", fid,
-			   ktau_group_name(ktau_fid_group(fid)), name);
+		/* every tool reads this file: no format string to parse */
+		seq_put_decimal_ull(m, "", fid);
+		seq_putc(m, ' ');
+		seq_puts(m, ktau_group_name(ktau_fid_group(fid)));
+		seq_putc(m, ' ');
+		seq_puts(m, name);
+		seq_putc(m, '\n');
 	}
 	seq_puts(m, "end\n");
 	return 0;
 }
+
+/*
+ * The bytes a line of the functions file takes at most, but for a long
+ * run-time name: seq_read() starts with a page and, each time the file
+ * does not fit, formats all of it again into twice the room (three times
+ * for the system call table alone), so the buffer is sized from the
+ * start.
+ */
+#define KTAU_FUNCTIONS_LINE_BYTES	40
+
+static int ktau_functions_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, ktau_functions_show, NULL,
+				(ktau_nr_fids() + 3) *
+				KTAU_FUNCTIONS_LINE_BYTES);
+}
+
+static const struct proc_ops ktau_functions_ops = {
+	.proc_open	= ktau_functions_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
 
 int __init ktau_proc_init(void)
 {
@@ -837,7 +865,7 @@ int __init ktau_proc_init(void)
 	dir = proc_mkdir("ktau", NULL);
 	if (!dir)
 		return -ENOMEM;
-	if (!proc_create_single("functions", 0444, dir, ktau_functions_show) ||
+	if (!proc_create("functions", 0444, dir, &ktau_functions_ops) ||
 	    !proc_create("profile", 0444, dir, &ktau_profile_ops))
 		return -ENOMEM;
 	return ktau_control_init(dir);
