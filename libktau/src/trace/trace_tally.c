@@ -129,25 +129,38 @@ static int take_unit(struct ktau_trace_tally *t, const unsigned char *u, uint64_
 }
 
 /*
- * The run of ENTRY and EXIT events at p (nearly every unit of a trace,
- * valid in every version) counted at a few instructions a unit: how
- * many units it took (0: take_unit() has the next one).
+ * The run of common events at p counted at a few instructions a unit: how
+ * many units it took (0: take_unit() has the next one).  ENTRY and EXIT
+ * (valid in every version), and in version 2 an ATOMIC whose second unit
+ * is in this piece and of this chunk with its reserved word 0: a read()'s
+ * or write()'s bytes, which a file tree's trace has after every other
+ * call, so that leaving them to take_unit() cost a restart each.
  */
 static size_t count_common(struct ktau_trace_tally *t, const unsigned char *p, size_t len)
 {
-	size_t n = len / KTAU_TRACE_UNIT, i;
+	size_t n = len / KTAU_TRACE_UNIT, i = 0;
+	uint64_t events = 0;
+	bool atomic = t->h.version >= 2;
 
 	if (t->second_type)
 		return 0;
 	if (n > t->left)
 		n = t->left;
-	for (i = 0; i < n; i++) {
-		unsigned int type = p[i * KTAU_TRACE_UNIT + 7];
+	while (i < n) {
+		const unsigned char *u = p + i * KTAU_TRACE_UNIT;
+		unsigned int type = u[7];
 
-		if (type != KTAU_TRACE_ENTRY && type != KTAU_TRACE_EXIT)
+		if (type == KTAU_TRACE_ENTRY || type == KTAU_TRACE_EXIT) {
+			i++;
+		} else if (type == KTAU_TRACE_ATOMIC && atomic && i + 1 < n &&
+			   !ktau__le64(u + KTAU_TRACE_UNIT + 8)) {
+			i += 2;
+		} else {
 			break;
+		}
+		events++;
 	}
-	t->events[t->cur.kind - 1] += i;
+	t->events[t->cur.kind - 1] += events;
 	t->left -= (uint32_t)i;
 	t->off += i * KTAU_TRACE_UNIT;
 	if (!t->left)
