@@ -70,6 +70,8 @@ ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, tracep
 	control 'enable all'
 }
 
+# `trace size` of a kernel just booted (KiB per CPU; control_parse.h)
+KTAU_TRACE_KIB_DEFAULT=1024
 # Trace mode (issue 18): the trace alone (recording stopped), then with
 # the profile of the "on" groups.  Each row's events fit the buffer (an
 # event that finds it full costs less than one kept), and it is drained
@@ -92,6 +94,9 @@ trace_rows() {
 	echo "BENCH traceprof.drained_bytes $(wc -c </tmp/trace.bin)"
 	echo "BENCH trace.lost $(sed -n 's/^trace on .* lost=\([0-9]*\).*/\1/p' /proc/ktau/control)"
 	control 'trace off'
+	# the kernel's default again: the drain row and the whole programs'
+	# trace + profile rows after it use ktau-trace's default buffers
+	control "trace size $KTAU_TRACE_KIB_DEFAULT"
 	trace_drain
 }
 
