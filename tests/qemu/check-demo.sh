@@ -43,8 +43,13 @@ if [ ! -s "$out/report.txt" ]; then
 fi
 grep -qx 'Kernel profile of ktau-demo-app and its children (ktau-run, exit status 0):' "$out/report.txt"
 check app-exits-0 $? "report: $(head -n 1 "$out/report.txt")"
+# the report shows the 3 kernel routines under io with the most inclusive
+# time: which 3 depends on where the guest's timer ticks fell (a loaded
+# host's TCG guest: an openat or fchmod with a tick in it outranked
+# sys_read), so any of them shows the merged callpaths; the exact calls
+# of main => io => sys_read() are merged-profile-exact-calls' below
 grep -qE '^total +[0-9]+ +[0-9.]+ +100\.00$' "$out/report.txt" &&
-	grep -qE '^main => io => sys_read\(\) ' "$out/report.txt"
+	grep -qE '^main => io => sys_[a-z0-9_]+\(\) +[0-9]+ ' "$out/report.txt"
 check report-has-both-profiles $? "no kernel profile total or merged callpaths in $out/report.txt"
 
 # calls PATH: the calls of a callpath of the main thread's TAU profile
