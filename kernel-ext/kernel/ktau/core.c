@@ -379,10 +379,10 @@ static void ktau_root_resolve(struct task_struct *tsk)
 }
 
 /*
- * The record of @key in @tsk's table: found, then hinted (a record is
- * hinted from its second use on: the many callpaths a task takes once,
- * at exec, at its start, would only evict the hot ones) with a carry of
- * its count moved; or else, if @add, added.  NULL if neither.  A new
+ * The record of @key in @tsk's table: found, then hinted with a carry of
+ * its count moved; or else, if @add, added, and hinted only in a slot no
+ * record of its own has (the many callpaths a task takes once, at exec,
+ * at its start, would only evict the hot ones).  NULL if neither.  A new
  * callpath, the common case here, costs one probe of the index.
  */
 static struct ktau_entry *ktau_task_get(struct task_struct *tsk, u32 key,
@@ -400,6 +400,7 @@ static struct ktau_entry *ktau_task_get(struct task_struct *tsk, u32 key,
 		if (!e)
 			return ktau_task_add(tsk, t, key);
 		if (t->nrec != n) {
+			ktau_table_hint_new(t, key, e);
 			if (unlikely(4 * t->nrec >= 3 * t->maxrec))
 				ktau_grow_request(tsk, t);
 			return e;
@@ -997,9 +998,9 @@ static __always_inline bool ktau_sched_hint_is(const struct ktau_table *t,
 /*
  * After a general start of a schedule frame as frame @d: name its record
  * in the first schedule hint of its kind (the first one's goes second),
- * when the frame is open, a caller's callee, and its record known (from
- * the frame's third start on: a record is added at its first stop and
- * hinted from its second use).
+ * when the frame is open, a caller's callee, and its record known (not
+ * at the frame's first start: a record is added at its first stop, and
+ * hinted then, if a slot is free, or at its second use).
  */
 static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
 			      bool invol)
@@ -1874,13 +1875,19 @@ static void ktau_queue_work(struct work_struct *work)
 
 /*
  * Ask for a bigger table for @tsk (current, interrupts off), once until
- * it comes.  Tables stop growing at the per-task record limit.
+ * it comes.  Tables stop growing at the per-task record limit.  An
+ * exiting task asks for none: the exit's own records (ktau_task_exit()
+ * closing the exit call) would otherwise have its last task work make a
+ * table only to free it, some 2 000 instructions of every short process
+ * whose last record crosses the mark; a full table still takes this
+ * CPU's reserve, as in any context.
  */
 void ktau_grow_request(struct task_struct *tsk, struct ktau_table *t)
 {
 	struct ktau_task *kt = &tsk->ktau;
 
 	if (!ktau_table_next_size(t, READ_ONCE(ktau_records_limit)) ||
+	    (tsk->flags & PF_EXITING) ||
 	    test_and_set_bit(KTAU_TASK_GROWING, &kt->flags))
 		return;
 	if (tsk->flags & PF_KTHREAD) {

@@ -236,6 +236,27 @@ static __always_inline void ktau_table_hint(struct ktau_table *t, u32 key,
 	t->hint[slot] = off;
 }
 
+/*
+ * Hint the new record @e of @key in a slot of its two that names no
+ * record of its own, if one does not: a record used once takes no hot
+ * record's place, and one used twice (a short process's brk()) finds its
+ * record through the hint at its second use already.
+ */
+static __always_inline void ktau_table_hint_new(struct ktau_table *t, u32 key,
+						const struct ktau_entry *e)
+{
+	unsigned int idx = e - t->rec, slot = ktau_hint_slot(key);
+
+	if (idx > KTAU_HINT_MAX_INDEX)
+		return;
+	if (ktau_hint_owned(t, slot)) {
+		slot ^= 1;
+		if (ktau_hint_owned(t, slot))
+			return;
+	}
+	t->hint[slot] = idx * sizeof(*e);
+}
+
 /* A table with no room: tasks whose table could not be allocated. */
 extern struct ktau_table *const ktau_empty_table;
 

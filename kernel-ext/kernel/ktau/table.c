@@ -531,6 +531,22 @@ static u64 ktau_calls_add(struct ktau_table **tp, unsigned int id, u64 calls,
 }
 
 /*
+ * The record of @key (not a meta key) at id @i + 1 of @t, or NULL: a
+ * total built from tables of one shape, a shell's children's say, holds
+ * each record at the id the next one's has, found without the index.
+ */
+static struct ktau_entry *ktau_fold_same_id(const struct ktau_table *t,
+					    unsigned int i, u32 key)
+{
+	struct ktau_entry *e;
+
+	if (!t || i >= t->nrec || ktau_key_is_meta(key))
+		return NULL;
+	e = (struct ktau_entry *)&t->rec[i];
+	return ktau_rec_is(e, key, 0) ? e : NULL;
+}
+
+/*
  * Add the @n records @src[] (ids 1..@n of some table, in order, so a
  * caller's id is below its callees') to the table at *@dst, keeping
  * their callpaths: each record's caller id becomes the id its caller got
@@ -578,7 +594,9 @@ u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
 			}
 			key = KTAU_REC_KEY(map[parent - 1], key & 0xffff);
 		}
-		e = ktau_table_get(dst, key, a);
+		e = ktau_fold_same_id(*dst, i, key);
+		if (!e)
+			e = ktau_table_get(dst, key, a);
 		if (!e) {
 			lost += ktau_rec_calls(s);
 			continue;
