@@ -214,6 +214,14 @@ struct ktau_signal {
 	u64 exited_dropped;
 	u64 children_dropped;		/* and this */
 	/*
+	 * The first table of the process's next child: its last released
+	 * child's records, counts zeroed, so that a shell's commands find
+	 * theirs through their hints from their first call.  Replaced under
+	 * @children_lock, read under RCU (kernel/ktau/lifetime.c).
+	 */
+	struct ktau_table __rcu *tmpl;
+	unsigned int tmpl_misses;	/* children unlike it in a row */
+	/*
 	 * The parent a process pinned for its fold (as it was set EXIT_DEAD
 	 * to be reaped automatically, or released before its autoreaped
 	 * children folded), and the folds into this process still to come

@@ -296,6 +296,10 @@ struct ktau_entry *ktau_table_lookup(const struct ktau_table *t, u32 key);
 struct ktau_entry *ktau_table_add(struct ktau_table *t, u32 key);
 struct ktau_entry *ktau_table_ctx(struct ktau_table *t, u32 value, bool add);
 void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src);
+struct ktau_table *ktau_template_make(const struct ktau_table *src);
+bool ktau_template_same(const struct ktau_table *tmpl,
+			const struct ktau_table *src);
+void ktau_template_apply(struct ktau_table *dst, const struct ktau_table *tmpl);
 struct ktau_entry *ktau_table_get(struct ktau_table **tp, u32 key,
 				  const struct ktau_alloc *a);
 

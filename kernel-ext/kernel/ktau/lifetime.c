@@ -47,11 +47,74 @@ static struct ktau_table *ktau_spare_take(struct task_struct *tsk)
 }
 
 /*
+ * A new process's first table @t gets the records of the template its
+ * parent's last released child left (see ktau_template_make()).
+ */
+static void ktau_template_take(struct ktau_table *t)
+{
+	struct ktau_table *tmpl;
+
+	if (current->flags & PF_KTHREAD)
+		return;
+	rcu_read_lock();
+	tmpl = rcu_dereference(current->signal->ktau.tmpl);
+	if (tmpl)
+		ktau_template_apply(t, tmpl);
+	rcu_read_unlock();
+}
+
+/*
+ * Children unlike the template in a row that replace it: one child that
+ * took an interrupt in a call of its own, a callpath none of the others
+ * has, leaves it as it is.
+ */
+#define KTAU_TEMPLATE_MISSES	2
+
+/*
+ * After released process @p's fold into its parent's children total
+ * (@pks, its lock held): @p's table @exited, when @p had one thread,
+ * becomes the template of the parent's next children, unless the one
+ * they have has its records already or the children before it did; a
+ * table that does not fit one then leaves none, so that children unlike
+ * it do not start full.
+ */
+static void ktau_template_update(struct ktau_signal *pks,
+				 const struct ktau_table *exited)
+{
+	struct ktau_table *old, *t;
+
+	old = rcu_dereference_protected(pks->tmpl,
+					lockdep_is_held(&pks->children_lock));
+	if (old) {
+		if (ktau_template_same(old, exited)) {
+			pks->tmpl_misses = 0;
+			return;
+		}
+		if (++pks->tmpl_misses < KTAU_TEMPLATE_MISSES)
+			return;
+	}
+	pks->tmpl_misses = 0;
+	t = ktau_template_make(exited);
+	rcu_assign_pointer(pks->tmpl, t);
+	ktau_table_free_rcu(old);
+}
+
+/* Drop @ks's template (a clear, a privileged exec).  Holds its lock. */
+static void ktau_template_drop(struct ktau_signal *ks)
+{
+	lockdep_assert_held(&ks->children_lock);
+	ktau_table_free_rcu(rcu_replace_pointer(ks->tmpl, NULL,
+						lockdep_is_held(&ks->children_lock)));
+}
+
+/*
  * Called at fork, on the copy of the parent's task_struct, where the
  * kernel may sleep.  A forked process keeps its parent's user context
  * word, at the same address of its copy of the memory; a new thread
- * registers its own.  A task whose first table cannot be allocated
- * records nothing until one is (its calls count as dropped).
+ * registers its own.  A new process's first table starts from its
+ * parent's children template, a new thread's empty.  A task whose
+ * first table cannot be allocated records nothing until one is (its
+ * calls count as dropped).
  */
 void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 {
@@ -63,6 +126,8 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 	ktau_trace_fork(kt, parent);
 	kt->gen = READ_ONCE(ktau_gen);
 	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+	if (t && !(clone_flags & CLONE_THREAD))
+		ktau_template_take(t);
 	RCU_INIT_POINTER(kt->table, t ? t : ktau_empty_table);
 	if (!(clone_flags & CLONE_VM) && parent->ctx_word) {
 		kt->ctx_word = parent->ctx_word;
@@ -199,6 +264,7 @@ static void ktau_signal_reset(struct ktau_signal *ks)
 	ks->exited_threads = 0;
 	ks->exited_dropped = 0;
 	mutex_lock(&ks->children_lock);
+	ktau_template_drop(ks);
 	ktau_table_free(ks->children);
 	ks->children = NULL;
 	ks->processes = 0;
@@ -266,13 +332,14 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 	struct ktau_signal *ks = &p->signal->ktau;
 	struct ktau_signal *pks = &parent->signal->ktau;
 	struct ktau_table *exited, *children;
-	unsigned int processes, private_processes;
+	unsigned int processes, private_processes, threads;
 	bool private, cleared;
 	u64 dropped;
 
 	mutex_lock(&ks->lock);
 	exited = ks->exited;
 	ks->exited = NULL;
+	threads = ks->exited_threads;
 	private = ks->private;
 	cleared = ks->cleared;
 	dropped = ks->exited_dropped;
@@ -300,6 +367,9 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 							  &pks->children,
 							  exited->rec,
 							  exited->nrec, owner);
+			/* one thread's: its own table, as it ran */
+			if (exited && threads == 1)
+				ktau_template_update(pks, exited);
 			if (children)
 				dropped += ktau_fold_into(&pks->children_lock,
 							  &pks->children,
@@ -477,6 +547,8 @@ void ktau_signal_free(struct signal_struct *sig)
 		     !list_empty(&sig->ktau.deferred));
 	ktau_table_free(sig->ktau.exited);
 	ktau_table_free(sig->ktau.children);
+	/* no fork reads it: the process has no task left */
+	ktau_table_free(rcu_dereference_protected(sig->ktau.tmpl, true));
 	mutex_destroy(&sig->ktau.lock);
 	mutex_destroy(&sig->ktau.children_lock);
 }

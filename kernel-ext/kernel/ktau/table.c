@@ -463,6 +463,98 @@ void ktau_table_copy(struct ktau_table *dst, const struct ktau_table *src)
 }
 
 /*
+ * A process's children templates (lifetime.c): a released child's table
+ * as the first table of the next children, so that a shell's commands,
+ * which each make the same twenty or so calls once or twice, find their
+ * records through their hints from their first call instead of adding
+ * each in the general exit, and do not grow their table at its 18th.
+ * A template is a first-size table with at most 3/4 of its records, the
+ * mark where a table grows, whose counts are zero; views do not show a
+ * record no call reached (view.c).
+ */
+static bool ktau_template_fits(const struct ktau_table *src)
+{
+	return src->nrec && 4 * src->nrec <= 3 * KTAU_TABLE_MIN_RECORDS;
+}
+
+/*
+ * Whether template @tmpl has @src's records, ids and keys, and no more:
+ * the key's carry bit aside, which is a count's, not a key's, in all
+ * but meta records, whose ids say as much.
+ */
+bool ktau_template_same(const struct ktau_table *tmpl,
+			const struct ktau_table *src)
+{
+	unsigned int i, n = tmpl->nrec;
+
+	if (src->nrec != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((src->rec[i].key ^ tmpl->rec[i].key) & ~KTAU_REC_CARRIED)
+			return false;
+	return true;
+}
+
+/*
+ * A template made of @src, a released process's table no one writes: its
+ * records with their ids, keys, index and hints, counts zeroed; NULL if
+ * @src does not fit one or there is no memory.  Sleeps.
+ */
+struct ktau_table *ktau_template_make(const struct ktau_table *src)
+{
+	struct ktau_table *t;
+	unsigned int i;
+
+	if (!ktau_template_fits(src))
+		return NULL;
+	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+	if (!t)
+		return NULL;
+	ktau_table_copy(t, src);
+	*ktau_table_dropped(t) = 0;
+	for (i = 0; i < t->nrec; i++) {
+		struct ktau_entry *e = &t->rec[i];
+		u32 key = ktau_rec_key(e);
+
+		e->key = key;
+		e->calls = 0;
+		e->excl = 0;
+		/* a user context's record keeps its value */
+		if (KTAU_REC_PARENT(key) != KTAU_REC_CTX)
+			e->incl = 0;
+		/*
+		 * An empty range that has a count: its first value is its
+		 * minimum and maximum, through the inline bytes path (which
+		 * takes a range record a hint names to have one) as through
+		 * ktau_range_add(); the event shows once its sum record
+		 * counts a value.
+		 */
+		if (ktau_key_is_range(key)) {
+			e->calls = KTAU_CALLS_ONE;
+			e->incl = U64_MAX;
+		}
+	}
+	return t;
+}
+
+/*
+ * Give @dst, a new task's first table no one sees yet, template @tmpl's
+ * records, index and hints: both first-size tables, whose indexes have
+ * one size.  Any context.
+ */
+void ktau_template_apply(struct ktau_table *dst, const struct ktau_table *tmpl)
+{
+	unsigned int n = tmpl->nrec;
+
+	memcpy(dst->rec, tmpl->rec, n * sizeof(dst->rec[0]));
+	memcpy(ktau_table_index(dst), ktau_table_index(tmpl),
+	       sizeof(u16) << tmpl->index_bits);
+	memcpy(dst->hint, tmpl->hint, sizeof(dst->hint));
+	memcpy(dst->sched_hint, tmpl->sched_hint, sizeof(dst->sched_hint));
+	dst->nrec = n;
+}
+
+/*
  * Make room in the table at *@tp (allocating it if NULL), which only its
  * owner sees or which a lock protects from readers (process totals, /proc
  * views), as @a says: false when it is at its limit or out of memory.

@@ -761,6 +761,7 @@ static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
 
 	v->nr_flat = 0;
 	v->nr_event = 0;
+	v->nr_unreached = 0;
 	if (ktau_grow_array((void **)&v->flat, &v->max_flat, blk->nrec, 0,
 			    sizeof(*v->flat)))
 		return -ENOMEM;
@@ -773,8 +774,12 @@ static int ktau_view_flatten(struct ktau_view *v, const struct ktau_block *blk)
 			v->nr_event++;
 			continue;
 		}
-		if (!r->key || !r->calls)
+		if (!r->key)
 			continue;
+		if (!r->calls) {
+			v->nr_unreached++;
+			continue;
+		}
 		/* its callers, as ktau_view_path() finds them */
 		key = r->key;
 		fid = KTAU_KEY_FID(key);
@@ -845,15 +850,75 @@ static void ktau_block_trim_open(struct ktau_view *v, struct ktau_block *blk)
 	blk->nr_open = n;
 }
 
+/* Calls of a record that has none, whose path line a shown one needs. */
+#define KTAU_VIEW_NEEDED	U64_MAX
+
+static bool ktau_view_unreached(const struct ktau_view_entry *e)
+{
+	return !e->calls && !e->incl && !e->excl;
+}
+
+static void ktau_view_need(struct ktau_view_entry *e)
+{
+	if (ktau_view_unreached(e))
+		e->calls = KTAU_VIEW_NEEDED;
+}
+
+/*
+ * Hide (key 0) the records of @blk no call reached, no calls and no
+ * cycles: a new process's first table holds its parent's last child's
+ * records (table.c, ktau_template_make()), and those it does not call
+ * stay so.  One that a shown record or an open frame has as a caller
+ * stays, as the path line its callees' lines need (a caller a control
+ * change discarded shows 0 calls so).  Callers have lower ids: one pass
+ * down the ids marks them before they are reached.
+ */
+static void ktau_block_hide_unreached(struct ktau_view *v,
+				      const struct ktau_block *blk)
+{
+	struct ktau_view_entry *rec = v->rec + blk->rec, *e;
+	const struct ktau_open_frame *o = v->open + blk->open;
+	unsigned int i, d, parent;
+
+	for (i = 0; i < blk->nr_open; i++, o++) {
+		e = NULL;
+		for (d = 0; d + 1 < o->depth; d++) {
+			e = (struct ktau_view_entry *)ktau_view_lookup(v, blk,
+				d ? ktau_view_child_key(e - rec + 1, o->fid[d]) :
+				    KTAU_KEY(o->ctx, KTAU_NO_PARENT, o->fid[0]));
+			if (!e)
+				break;
+			ktau_view_need(e);
+		}
+	}
+	for (i = blk->nrec; i-- > 0;) {
+		e = &rec[i];
+		if (!e->key || ktau_view_key_is_event(e->key))
+			continue;
+		if (e->calls == KTAU_VIEW_NEEDED) {
+			e->calls = 0;
+		} else if (ktau_view_unreached(e)) {
+			e->key = 0;
+			continue;
+		}
+		parent = KTAU_KEY_PARENT(e->key);
+		if (parent && parent <= i)
+			ktau_view_need(&rec[parent - 1]);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+}
+
 /**
  * ktau_view_ready() - ready block @b of @v for printing
  * @v: the view
  * @b: the block
  *
  * Indexes the block's records (for ktau_view_lookup()), counts its event
- * records, drops its open frames whose callers have no record and builds
- * its flat profile, in v->flat[0 .. nr_flat), all in buffers the next
- * block reuses.
+ * records, drops its open frames whose callers have no record, builds
+ * its flat profile, in v->flat[0 .. nr_flat), and hides the records no
+ * call reached that no shown line needs, all in buffers the next block
+ * reuses.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -862,6 +927,7 @@ int ktau_view_ready(struct ktau_view *v, unsigned int b)
 	struct ktau_block *blk = &v->block[b];
 	const struct ktau_view_entry *rec = ktau_block_recs(v, blk);
 	unsigned int i;
+	int ret;
 
 	if (blk->nrec > KTAU_VIEW_SEARCH) {
 		if (ktau_index_reset(&v->index, blk->nrec))
@@ -875,7 +941,10 @@ int ktau_view_ready(struct ktau_view *v, unsigned int b)
 		}
 	}
 	ktau_block_trim_open(v, blk);
-	return ktau_view_flatten(v, blk);
+	ret = ktau_view_flatten(v, blk);
+	if (!ret && v->nr_unreached)
+		ktau_block_hide_unreached(v, blk);
+	return ret;
 }
 
 /* Forget the blocks (keeping the buffers for the next process). */

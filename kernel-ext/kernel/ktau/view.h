@@ -133,6 +133,7 @@ struct ktau_view {
 	unsigned int max_flat;
 	struct ktau_index flat_index;
 	unsigned int nr_event;
+	unsigned int nr_unreached;	/* records with no calls */
 };
 
 int ktau_view_thread(struct ktau_view *v, struct task_struct *task,
