@@ -808,6 +808,29 @@ void ktr_fmap_free(struct ktr_fmap *m)
 	m->n = m->cap = 0;
 }
 
+int ktr_load_functions(struct ktr_fmap *m, size_t *len, const char *check)
+{
+	char err[256];
+	size_t n = 0;
+	char *text = ktr_slurp("/proc/ktau/functions", &n);
+
+	memset(m, 0, sizeof(*m));
+	if (!text) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+	} else if (ktr_parse_functions(text, n, m, err, sizeof(err))) {
+		ktr_fmap_free(m);
+	} else {
+		free(text);
+		if (len)
+			*len = n;
+		return 0;
+	}
+	free(text);
+	if (check)
+		ktr_fail(check, "/proc/ktau/functions: %s", err);
+	return -1;
+}
+
 int ktr_load(const char *path, int once, struct ktr_profile *p, const char *check)
 {
 	char err[256];

@@ -129,6 +129,10 @@ int ktr_parse_functions(const char *text, size_t len, struct ktr_fmap *m,
 const struct ktr_fmap_ent *ktr_fmap_name(const struct ktr_fmap *m, const char *name);
 const struct ktr_fmap_ent *ktr_fmap_fid(const struct ktr_fmap *m, uint64_t fid);
 void ktr_fmap_free(struct ktr_fmap *m);
+/* Read and parse /proc/ktau/functions into *m (its size in *len, if not
+ * NULL): 0, or -1 with *m empty, after "FAIL: <test>/<check>: ..." saying
+ * why when check is not NULL. */
+int ktr_load_functions(struct ktr_fmap *m, size_t *len, const char *check);
 
 /* Read (once: exactly one read() of up to 1 MiB) and parse a profile.  On
  * failure prints "FAIL: <test>/<check>: <path>: <why>" and returns -1. */

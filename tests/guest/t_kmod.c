@@ -146,10 +146,7 @@ static void check_run(void)
 	struct ktr_profile p;
 	struct ktr_block *b;
 	struct ktr_event ev;
-	char *text;
 	struct ktr_fmap map;
-	char err[256];
-	size_t len;
 
 	if (cmd("run %" PRIu64, n) || strncmp(result, "run ok", 6)) {
 		ktr_fail("run", "run %" PRIu64 ": %s", n, result[0] ? result : strerror(errno));
@@ -184,12 +181,8 @@ static void check_run(void)
 		  n * (n + 1) * (2 * n + 1) / 6);
 	ktr_free(&p);
 
-	text = ktr_slurp("/proc/ktau/functions", &len);
-	if (!text || ktr_parse_functions(text, len, &map, err, sizeof(err))) {
-		ktr_fail("functions", "/proc/ktau/functions: %s", text ? err : strerror(errno));
-		free(text);
+	if (ktr_load_functions(&map, NULL, "functions"))
 		return;
-	}
 	{
 		const struct ktr_fmap_ent *o = ktr_fmap_name(&map, "ktau_test_outer");
 		const struct ktr_fmap_ent *v = ktr_fmap_name(&map, "ktau_test_value");
@@ -200,23 +193,17 @@ static void check_run(void)
 			  o ? o->group : "missing", v ? v->group : "missing");
 	}
 	ktr_fmap_free(&map);
-	free(text);
 }
 
 /* The ids of ktau_reg_* in the function map: how many, how many distinct. */
 static void reg_ids(long *count, long *first)
 {
 	struct ktr_fmap map;
-	char err[256];
-	size_t len;
-	char *text = ktr_slurp("/proc/ktau/functions", &len);
 
 	*count = -1;
 	*first = -1;
-	if (!text || ktr_parse_functions(text, len, &map, err, sizeof(err))) {
-		free(text);
+	if (ktr_load_functions(&map, NULL, NULL))
 		return;
-	}
 	*count = 0;
 	for (size_t i = 0; i < map.n; i++) {
 		if (strncmp(map.ents[i].name, "ktau_reg_", 9))
@@ -226,7 +213,6 @@ static void reg_ids(long *count, long *first)
 			*first = (long)map.ents[i].fid;
 	}
 	ktr_fmap_free(&map);
-	free(text);
 }
 
 static void check_register(void)
@@ -376,18 +362,12 @@ static long ctl_value(const char *key, long *max)
 static void check_fill_listed(long max, long registered)
 {
 	const struct ktr_fmap_ent *last;
-	struct ktr_fmap map = { 0 };
-	char err[256];
+	struct ktr_fmap map;
 	long fill_names = 0;
 	size_t len, i;
-	char *text = ktr_slurp("/proc/ktau/functions", &len);
 
-	if (!text || ktr_parse_functions(text, len, &map, err, sizeof(err))) {
-		ktr_fail("fill-listed", "/proc/ktau/functions: %s", text ? err : strerror(errno));
-		free(text);
-		ktr_fmap_free(&map);
+	if (ktr_load_functions(&map, &len, "fill-listed"))
 		return;
-	}
 	for (i = 0; i < map.n; i++)
 		fill_names += strncmp(map.ents[i].name, "ktau_fill_", 10) == 0;
 	last = max > 0 ? ktr_fmap_fid(&map, (uint64_t)max - 1) : NULL;
@@ -396,7 +376,6 @@ static void check_fill_listed(long max, long registered)
 		  "fill-listed", "/proc/ktau/functions (%zu bytes, %zu functions): %ld names "
 		  "of the fill, which registered %ld; the last id %ld is %s", len, map.n,
 		  fill_names, registered, max - 1, last ? last->name : "not listed");
-	free(text);
 	ktr_fmap_free(&map);
 }
 
