@@ -70,8 +70,9 @@ ktau_rows() {	# off, on, sysonly, all, ctx, ctxother, ctxgone, traceonly, tracep
 	control 'enable all'
 }
 
-# `trace size` of a kernel just booted (KiB per CPU; control_parse.h)
-KTAU_TRACE_KIB_DEFAULT=1024
+# `trace size` of the kernel as it booted (KiB per CPU), from its control
+# file's `trace on|off size=KIB ...` line: the trace rows set it back
+trace_kib_booted=$(sed -n 's/^trace .* size=\([0-9]*\).*/\1/p' /proc/ktau/control 2>/dev/null)
 # Trace mode (issue 18): the trace alone (recording stopped), then with
 # the profile of the "on" groups.  Each row's events fit the buffer (an
 # event that finds it full costs less than one kept), and it is drained
@@ -96,7 +97,11 @@ trace_rows() {
 	control 'trace off'
 	# the kernel's default again: the drain row and the whole programs'
 	# trace + profile rows after it use ktau-trace's default buffers
-	control "trace size $KTAU_TRACE_KIB_DEFAULT"
+	if [ -n "$trace_kib_booted" ]; then
+		control "trace size $trace_kib_booted"
+	else
+		echo "BENCH control.unavailable 'trace size' (no size= in /proc/ktau/control)"
+	fi
 	trace_drain
 }
 
