@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *ktr_test = "?";
@@ -89,6 +90,15 @@ int ktr_wait_sleeping(pid_t pid)
 		usleep(1000);
 	}
 	return -1;
+}
+
+int ktr_reap(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 char *ktr_slurp(const char *path, size_t *len)

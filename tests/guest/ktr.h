@@ -91,6 +91,10 @@ char *ktr_slurp(const char *path, size_t *len);
  * 5 seconds. */
 int ktr_wait_sleeping(pid_t pid);
 
+/* Wait for child @pid: its exit status, 128 + the signal that killed it,
+ * or -1 if waitpid() fails. */
+int ktr_reap(pid_t pid);
+
 /* Read with exactly ONE read() call of up to cap bytes (used where the count
  * of read() calls matters).  Returns NULL with errno set on failure. */
 char *ktr_read_once(const char *path, size_t cap, size_t *len);

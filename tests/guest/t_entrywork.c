@@ -91,16 +91,6 @@ static void calls(long nr, int n)
 		syscall(nr);
 }
 
-/* Waits for @pid; its exit status, or -1. */
-static int reap(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 static void check_delta(const char *check, const char *what, int status,
 			const struct counts *a, const struct counts *b,
 			const struct counts *want)
@@ -146,7 +136,7 @@ static void seccomp_case(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(seccomp_child());
-	status = reap(pid);
+	status = ktr_reap(pid);
 	children_counts(&b);
 	check_delta("seccomp", "a seccomp filter failing getppid() with EPERM", status, &a, &b,
 		    &want);
@@ -230,7 +220,7 @@ static void busy_case(const char *check, const char *what, int cpu)
 		while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 300);
 		_exit(cpu >= 0 && sched_getcpu() != cpu ? 3 : 0);
 	}
-	status = reap(pid);
+	status = ktr_reap(pid);
 	children_counts(&b);
 	check_delta(check, what, status, &a, &b, &want);
 }

@@ -16,7 +16,6 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define NPARENT_BEFORE 200
@@ -28,15 +27,6 @@ static void calls(int n)
 {
 	for (int i = 0; i < n; i++)
 		syscall(SYS_getpid);
-}
-
-static int reap(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void child(void)
@@ -54,7 +44,7 @@ static void child(void)
 		calls(NGRAND);
 		_exit(0);
 	}
-	if (gc < 0 || reap(gc) != 0)
+	if (gc < 0 || ktr_reap(gc) != 0)
 		ktr_fail("grandchild", "fork/reap of the grandchild failed");
 	if (ktr_load("/proc/self/ktau", 0, &p, "child-exact") == 0) {
 		b = ktr_block_kind(&p, "process", 0);
@@ -104,7 +94,7 @@ int main(void)
 	if (pid == 0)
 		child();
 	calls(NPARENT_AFTER);
-	st = reap(pid);
+	st = ktr_reap(pid);
 	ktr_check(st == 0, "child-status", "child exited with status %d (its FAIL lines above)", st);
 
 	if (ktr_load("/proc/self/ktau", 0, &p, "parent-exact") == 0) {

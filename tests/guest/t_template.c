@@ -26,7 +26,6 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define A_GETPPID 7
@@ -37,15 +36,6 @@ static void calls(long nr, int n)
 {
 	for (int i = 0; i < n; i++)
 		syscall(nr);
-}
-
-static int reap(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static int same_prefix(const struct ktr_path *caller, const struct ktr_path *p)
@@ -203,7 +193,7 @@ static int run_reader(int extra, int check)
 	if (write(fd[1], "x", 1) != 1)
 		ktr_fail("pipe-write", "%s", strerror(errno));
 	close(fd[1]);
-	st = reap(pid);
+	st = ktr_reap(pid);
 	ktr_check(st == 0, extra ? "a-status" : "c-status",
 		  "reader exited with status %d", st);
 	return st;
@@ -244,7 +234,7 @@ int main(void)
 	}
 	if (pid == 0)
 		child_b();
-	st = reap(pid);
+	st = ktr_reap(pid);
 	ktr_check(st == 0, "b-status", "B exited with status %d (its FAIL lines above)", st);
 
 	run_reader(0, 1);
