@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hints — exact system call counts through the inline exit timer's slot
- * hints, in the three cases where a hint is wrong.
+ * hints, in the cases where a hint is wrong.
  *
- * The exit timer tries the table slot a per-task hint names, chosen by
- * the low four bits of the call's key (its number + 1, with no user
- * context), and falls back to the hash when the slot holds another key.
- * getresuid (118) and getuid (102) share a hint on x86_64,
- * sched_get_priority_min (126) and getuid (174) on arm64, so alternating
- * them makes every hint a miss; calls
- * of about 40 other system calls in between make the table grow, which
- * moves every entry away from its hint; a clear drops the table, and the
- * calls after it start a new, smaller one, beyond whose slots the old
- * hints would point (debug kernels WARN if one does: the guest's kernel
- * log check fails then).  After each phase this thread's own profile must
- * hold exactly the calls it made.
+ * The exit timer tries the hint slot of the call's key (its number + 1
+ * modulo 32, with no user context), and the out-of-line exit the pair
+ * slot (slot ^ 1), before the table's index.  A key hinted in a slot it
+ * shares with another takes the pair slot, so two such calls alternating
+ * close through one slot each (shared-slot); a third call whose own slot
+ * is the pair makes the three evict one another through the index
+ * (three-on-a-pair).  On x86_64 lstat (6) shares getuid's (102) slot 7,
+ * fstat (5) has slot 6; on arm64 ftruncate (46) shares getuid's (174)
+ * slot 15, flistxattr (13) has slot 14.  Calls of about 40 other system
+ * calls in between make the table grow, which moves every entry away
+ * from its hint; a clear drops the table, and the calls after it start a
+ * new, smaller one, beyond whose slots the old hints would point (debug
+ * kernels WARN if one does: the guest's kernel log check fails then).
+ * After each phase this thread's own profile must hold exactly the calls
+ * it made.
  */
 #define _GNU_SOURCE
 #include "ktr.h"
@@ -30,21 +33,29 @@
 
 #define NALT 300
 
-/* The call that shares getuid's hint, made with harmless arguments; not
- * one of other_calls(). */
+/* The call that shares getuid's hint slot and the one whose own slot is
+ * its pair, made with harmless arguments (failing with EFAULT or EBADF). */
 #if defined(__x86_64__)
-#define SYS_PAIR SYS_getresuid
-#define PAIR_NAME "getresuid"
-#define pair_call() syscall(SYS_getresuid, &r, &e, &saved)
+#define SYS_PAIR SYS_lstat
+#define PAIR_NAME "lstat"
+#define pair_call() syscall(SYS_lstat, NULL, NULL)
+#define SYS_THIRD SYS_fstat
+#define THIRD_NAME "fstat"
+#define third_call() syscall(SYS_fstat, -1, NULL)
 #elif defined(__aarch64__)
-#define SYS_PAIR SYS_sched_get_priority_min
-#define PAIR_NAME "sched_get_priority_min"
-#define pair_call() syscall(SYS_sched_get_priority_min, SCHED_OTHER)
+#define SYS_PAIR SYS_ftruncate
+#define PAIR_NAME "ftruncate"
+#define pair_call() syscall(SYS_ftruncate, -1, 0)
+#define SYS_THIRD SYS_flistxattr
+#define THIRD_NAME "flistxattr"
+#define third_call() syscall(SYS_flistxattr, -1, NULL, 0)
 #else
-#error "t_hints: which call shares getuid's hint here?"
+#error "t_hints: which calls share getuid's hint slot and its pair here?"
 #endif
-_Static_assert(((SYS_PAIR + 1) & 15) == ((SYS_getuid + 1) & 15),
-	       "the pair must share getuid's hint: the low four bits of number + 1");
+_Static_assert(((SYS_PAIR + 1) & 31) == ((SYS_getuid + 1) & 31),
+	       "the pair must share getuid's hint slot: number + 1 modulo 32");
+_Static_assert(((SYS_THIRD + 1) & 31) == (((SYS_getuid + 1) & 31) ^ 1),
+	       "the third call's slot must be the pair of getuid's");
 
 /* Calls whose arguments make them harmless no-ops or errors. */
 static void other_calls(void)
@@ -74,7 +85,6 @@ static void other_calls(void)
 	syscall(SYS_fcntl, -1, F_GETFD);
 	syscall(SYS_dup, -1);
 	syscall(SYS_close, -1);
-	syscall(SYS_fstat, -1, NULL);
 	syscall(SYS_lseek, -1, 0, SEEK_SET);
 	syscall(SYS_fsync, -1);
 	syscall(SYS_fdatasync, -1);
@@ -91,7 +101,6 @@ static void other_calls(void)
 	syscall(SYS_getitimer, -1, NULL);
 	syscall(SYS_sched_getaffinity, 0, 0, NULL);
 	syscall(SYS_prctl, -1, 0, 0, 0, 0);
-	syscall(SYS_ftruncate, -1, 0);
 	syscall(SYS_fchdir, -1);
 	syscall(SYS_fchmod, -1, 0);
 	syscall(SYS_fchown, -1, 0, 0);
@@ -103,21 +112,26 @@ static void other_calls(void)
 #endif
 }
 
-/* This thread's calls of the pair and of getuid now; 0 when the profile cannot be read. */
-static int thread_counts(const char *check, uint64_t *pair, uint64_t *uid)
+struct counts {
+	uint64_t pair, uid, third;
+};
+
+/* This thread's calls of the three now; 0 when the profile cannot be read. */
+static int thread_counts(const char *check, struct counts *c)
 {
 	struct ktr_profile p;
 	struct ktr_block *b;
 	char path[64];
 
-	*pair = *uid = 0;
+	memset(c, 0, sizeof(*c));
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/ktau", (long)syscall(SYS_gettid));
 	if (ktr_load(path, 1, &p, check))
 		return 0;
 	b = ktr_block_kind(&p, "thread", 0);
 	if (b) {
-		ktr_func(b, PAIR_NAME, pair, NULL, NULL);
-		ktr_func(b, "getuid", uid, NULL, NULL);
+		ktr_func(b, PAIR_NAME, &c->pair, NULL, NULL);
+		ktr_func(b, "getuid", &c->uid, NULL, NULL);
+		ktr_func(b, THIRD_NAME, &c->third, NULL, NULL);
 	} else {
 		ktr_fail(check, "%s has no kind=thread block", path);
 	}
@@ -125,25 +139,32 @@ static int thread_counts(const char *check, uint64_t *pair, uint64_t *uid)
 	return b != NULL;
 }
 
-/* Alternate the pair and getuid @n times (with @others between), then check. */
-static void phase(const char *check, int n, int others)
+/*
+ * Alternate the pair and getuid @n times (with @others between, and the
+ * third call if @third), then check.  other_calls() makes none of the
+ * three (fstat and ftruncate are left out of it for that).
+ */
+static void phase(const char *check, int n, int others, int third)
 {
-	__attribute__((unused)) uid_t r, e, saved;
-	uint64_t p0, u0, p1, u1;
+	struct counts a, b;
 
-	if (!thread_counts(check, &p0, &u0))
+	if (!thread_counts(check, &a))
 		return;
 	for (int i = 0; i < n; i++) {
 		pair_call();
 		if (others)
 			other_calls();
+		if (third)
+			third_call();
 		syscall(SYS_getuid);
 	}
-	if (!thread_counts(check, &p1, &u1))
+	if (!thread_counts(check, &b))
 		return;
-	ktr_check(p1 - p0 == (uint64_t)n && u1 - u0 == (uint64_t)n, check,
+	ktr_check(b.pair - a.pair == (uint64_t)n && b.uid - a.uid == (uint64_t)n &&
+		  b.third - a.third == (uint64_t)(third ? n : 0), check,
 		  PAIR_NAME " %" PRIu64 " -> %" PRIu64 ", getuid %" PRIu64 " -> %" PRIu64
-		  ": expected %d more of each", p0, p1, u0, u1, n);
+		  ", " THIRD_NAME " %" PRIu64 " -> %" PRIu64 ": expected %d more of the first two, %d of "
+		  THIRD_NAME, a.pair, b.pair, a.uid, b.uid, a.third, b.third, n, third ? n : 0);
 }
 
 int main(void)
@@ -153,13 +174,15 @@ int main(void)
 		ktr_fail("enable", "cannot enable all groups: %s", strerror(errno));
 		return ktr_exit();
 	}
-	phase("shared-hint", NALT, 0);
-	phase("table-grows", NALT / 10, 1);
-	phase("shared-hint-after-growth", NALT, 0);
+	phase("shared-slot", NALT, 0, 0);
+	phase("three-on-a-pair", NALT, 0, 1);
+	phase("table-grows", NALT / 10, 1, 0);
+	phase("shared-slot-after-growth", NALT, 0, 0);
 	if (ktr_ctl("clear")) {
 		ktr_fail("clear", "cannot clear: %s", strerror(errno));
 		return ktr_exit();
 	}
-	phase("after-clear", NALT, 0);
+	phase("after-clear", NALT, 0, 0);
+	phase("three-on-a-pair-after-clear", NALT, 0, 1);
 	return ktr_exit();
 }

@@ -378,21 +378,22 @@ static __always_inline void ktau_compat_syscall_enter(long nr)
 /*
  * The common case of the stop of a frame ktau_open_root() opened (a
  * system call's, a user mode fault's): the frame is the only one open
- * and no control change happened since its start, its record is in the slot the
- * table's hint names, and it did not end on a CPU whose TSC lags its
+ * and no control change happened since its start, its record is in the
+ * slot the table's hint at byte offset @off names (one of @key's two:
+ * ktau_hint_off()), and it did not end on a CPU whose TSC lags its
  * start's (nor its children's).  Interrupts are off.  @t: @kt's table,
  * never NULL for a task that enters from user mode; @key: the frame's.
  */
-static __always_inline bool __ktau_close_root_key(struct ktau_task *kt,
-						  struct ktau_table *t,
-						  u64 now, u32 key)
+static __always_inline bool __ktau_close_root_at(struct ktau_task *kt,
+						 struct ktau_table *t, u64 now,
+						 u32 key, unsigned int off)
 {
 	struct ktau_entry *e;
 	s64 incl, excl;
 
 	if (unlikely(kt->state != READ_ONCE(ktau_gen_state)))
 		return false;
-	e = (void *)t->rec + ktau_hint_at(t, ktau_hint_off(key));
+	e = (void *)t->rec + ktau_hint_at(t, off);
 	if (unlikely(e->key != key))
 		return false;
 	/*
@@ -406,6 +407,14 @@ static __always_inline bool __ktau_close_root_key(struct ktau_task *kt,
 	ktau_arch_zero32(&kt->depth);
 	ktau_entry_add(e, incl, excl);
 	return true;
+}
+
+/* The same, through @key's own hint slot. */
+static __always_inline bool __ktau_close_root_key(struct ktau_task *kt,
+						  struct ktau_table *t,
+						  u64 now, u32 key)
+{
+	return __ktau_close_root_at(kt, t, now, key, ktau_hint_off(key));
 }
 
 /* The same, @key the frame's (a constant where the caller knows it). */

@@ -801,9 +801,10 @@ void __ktau_irq_exit(void)
 }
 
 /*
- * The inline stops look for an outermost record in its key's own hint
- * slot only, so one that another key's hint moved to the pair slot
- * moves back (ktau_table_hint() leaves hinted records where they are).
+ * The inline fault stop looks for an outermost record in its key's own
+ * hint slot only, so one that another key's hint moved to the pair slot
+ * moves back (ktau_table_hint() leaves hinted records where they are; a
+ * system call's exit closes a record in the pair slot where it is).
  * Returns whether it moved: once it did, it is in its own slot and no
  * other record has its key, so it does not move again.  A task that has
  * no outermost frame (key 0, as a new task's, or with only the trace on)
@@ -829,6 +830,52 @@ static __always_inline bool ktau_close_root_restored(struct ktau_task *kt,
 						     u64 now)
 {
 	return ktau_root_hint_restore(kt) && ktau_close_root_hinted(kt, now);
+}
+
+/*
+ * Whether @e is the record of an outermost frame (a system call's, a user
+ * mode fault's), which the inline stops look for in its key's own hint
+ * slot only: its caller is none or a user context's record.  Others are
+ * looked for in both slots.
+ */
+static bool ktau_rec_is_root(const struct ktau_table *t,
+			     const struct ktau_entry *e)
+{
+	unsigned int parent = KTAU_REC_PARENT(e->key);
+
+	return !parent ||
+	       (parent <= t->nrec &&
+		KTAU_REC_PARENT(t->rec[parent - 1].key) == KTAU_REC_CTX);
+}
+
+/*
+ * ktau_close_root_hinted() through the pair slot of the frame's key,
+ * where ktau_table_hint() put its record when another key's owns its
+ * own slot: two hot calls whose keys share a slot (a tar's openat() and
+ * write()) then both close without a lookup, and without a swap at each
+ * close that would only send the other's next close here.  Every 8th
+ * call it takes its own slot back if the record there is not an
+ * outermost frame's (one that is found in either slot, as read() =>
+ * schedule_vol is) or has less than half its calls, so that the inline
+ * exit finds it: a hot call does not stay out of line behind a callee's
+ * record or one a program no longer uses.
+ */
+static __always_inline bool ktau_close_root_pair(struct ktau_task *kt,
+						 u64 now)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	u32 key = kt->stack[0].key;
+	unsigned int slot = ktau_hint_slot(key);
+	const struct ktau_entry *e;
+
+	if (!__ktau_close_root_at(kt, t, now, key, ktau_hint_off(key) ^ 2))
+		return false;
+	e = (void *)t->rec + t->hint[slot ^ 1];
+	if (unlikely(!(e->calls & (7 * KTAU_CALLS_ONE))) &&
+	    (!ktau_rec_is_root(t, (void *)t->rec + t->hint[slot]) ||
+	     ktau_hint_calls(t, slot ^ 1) > 2 * ktau_hint_calls(t, slot)))
+		swap(t->hint[slot], t->hint[slot ^ 1]);
+	return true;
 }
 
 /* ktau_close_root_hinted() for the traced fault, its record in either slot. */
@@ -1567,8 +1614,8 @@ static void ktau_syscall_exit_traced(struct ktau_task *kt, long ret, u64 now)
  * nothing open (a new task's first return, or the group was switched on
  * during the call), frames left above the call's (their stop was
  * missed: discarded, as ktau_pop() does), a control change since the
- * entry, a key that is not where its hint says (or not yet in the
- * table), handlers, the bytes of reads and writes.  Interrupts are off.
+ * entry, a key in neither of its hint slots (or not yet in the table),
+ * handlers, the bytes of reads and writes.  Interrupts are off.
  */
 static noinline void ktau_syscall_exit_general(struct task_struct *tsk,
 					       struct pt_regs *regs, u64 now)
@@ -1581,11 +1628,6 @@ static noinline void ktau_syscall_exit_general(struct task_struct *tsk,
 	ktau_counters_touch(tsk);
 	if (unlikely(!ktau_syscalls_profiled())) {
 		ktau_syscall_exit_traced(kt, regs_return_value(regs), now);
-		return;
-	}
-	/* its record in the pair slot: back to its own, then the fast exit */
-	if (static_branch_likely(&ktau_fast_key) && ktau_root_hint_restore(kt)) {
-		ktau_syscall_exit_at(regs, now);
 		return;
 	}
 	ktau_stack_check(kt);
@@ -1629,27 +1671,56 @@ static noinline void ktau_syscall_exit_trace_slow(struct task_struct *tsk,
 }
 
 /*
- * The trace: the inline exit's work, the call's event, its bytes; each
- * call a tail call, so that the common case saves no registers.  Else
- * the general exit.
+ * After a system call's record was closed through one of its hints: a
+ * read's or write's bytes, its trace event.  Each call a tail call, so
+ * that the common case saves no registers.
  */
-static __always_inline void ktau_syscall_exit_body(struct task_struct *tsk,
-						   struct pt_regs *regs,
-						   u64 now)
+static __always_inline void ktau_syscall_exit_closed(struct task_struct *tsk,
+						     struct pt_regs *regs,
+						     u64 now)
 {
 	struct ktau_task *kt = &tsk->ktau;
 
-	if (unlikely(!static_branch_likely(&ktau_fast_key) ||
-		     !ktau_close_root_hinted(kt, now))) {
-		ktau_syscall_exit_general(tsk, regs, now);
-		return;
-	}
 	if (unlikely((ktau_key_moves_bytes(kt->stack[0].key) &&
 		      READ_ONCE(ktau_events_on)) ||
 		     (static_branch_unlikely(&ktau_trace_key) &&
 		      !ktau_trace_put_fast(tsk, KTAU_TRACE_EXIT,
 					   ktau_key_fid(kt->stack[0].key), now))))
 		ktau_syscall_exit_trace_slow(tsk, regs, now);
+}
+
+/*
+ * A record not in its key's own hint slot: the pair slot, else the
+ * general exit.
+ */
+static noinline void ktau_syscall_exit_paired(struct task_struct *tsk,
+					      struct pt_regs *regs, u64 now)
+{
+	if (unlikely(!static_branch_likely(&ktau_fast_key)) ||
+	    !ktau_close_root_pair(&tsk->ktau, now)) {
+		ktau_syscall_exit_general(tsk, regs, now);
+		return;
+	}
+	ktau_syscall_exit_closed(tsk, regs, now);
+}
+
+/*
+ * The trace: the inline exit's work, the call's event, its bytes.  Else
+ * the pair slot, or the general exit.
+ */
+static __always_inline void ktau_syscall_exit_body(struct task_struct *tsk,
+						   struct pt_regs *regs,
+						   u64 now)
+{
+	if (unlikely(!static_branch_likely(&ktau_fast_key))) {
+		ktau_syscall_exit_general(tsk, regs, now);
+		return;
+	}
+	if (unlikely(!ktau_close_root_hinted(&tsk->ktau, now))) {
+		ktau_syscall_exit_paired(tsk, regs, now);
+		return;
+	}
+	ktau_syscall_exit_closed(tsk, regs, now);
 }
 
 /* At @now, the clock the caller's own timers read (counters.c). */
@@ -1662,10 +1733,18 @@ void ktau_syscall_exit_at(struct pt_regs *regs, u64 now)
  * For the inline exit: @tsk is current, @now the clock its close read.
  * In this order, @now is where the inline exit's clock read leaves it
  * (x86-64: %rdx), so that its common case moves nothing for the call.
+ * With the inline timers on, that close looked in the record's own hint
+ * slot already, so the pair slot is next (a key switched on since then
+ * only costs the general exit); with the trace on, every exit comes here.
  */
 void __ktau_syscall_exit(struct task_struct *tsk, struct pt_regs *regs,
 			 u64 now)
 {
+	/* unlikely: no jump for the traced exits, which come here every time */
+	if (static_branch_unlikely(&ktau_sysfast_key)) {
+		ktau_syscall_exit_paired(tsk, regs, now);
+		return;
+	}
 	ktau_syscall_exit_body(tsk, regs, now);
 }
 

@@ -49,6 +49,9 @@ static inline bool ktau_gen_after(u32 a, u32 b)
 #define KTAU_RECORDS_LIMIT_MAX	65000
 #define KTAU_RECORDS_DEFAULT	4096
 
+/* Calls that make a record hot enough to keep a hint slot by its count. */
+#define KTAU_HINT_HOT_CALLS	16
+
 /* User contexts and call count carries: no callpath, no event. */
 static inline bool ktau_key_is_meta(u32 key)
 {
@@ -213,14 +216,39 @@ static __always_inline bool ktau_hint_owned(const struct ktau_table *t,
 	return ktau_hint_slot(e->key) == slot;
 }
 
+/* The calls of the record hint slot @slot names. */
+static inline u64 ktau_hint_calls(const struct ktau_table *t,
+				  unsigned int slot)
+{
+	return ktau_rec_calls((void *)t->rec + t->hint[slot]);
+}
+
+/*
+ * Whether the record of hint slot @a gives way to one of slot @b's hot
+ * key: @b's record is hot (KTAU_HINT_HOT_CALLS calls) and @a's has fewer.
+ * A short process's records have a call or two each, and those of its
+ * children template none yet: the ones it has not made yet are as likely
+ * to come as a used one is to come again.
+ */
+static inline bool ktau_hint_colder(const struct ktau_table *t,
+				    unsigned int a, unsigned int b)
+{
+	u64 calls = ktau_hint_calls(t, b);
+
+	return calls >= KTAU_HINT_HOT_CALLS && ktau_hint_calls(t, a) < calls;
+}
+
 /*
  * Hint @key's record @e (only @t's writer), unless one of its two slots
  * names it already: in the key's own slot, unless that slot names a
- * record of its own and the pair slot does not; then in the pair slot.
- * A record hinted once stays where it is until another takes its slot,
- * so that two keys of one slot do not evict each other at every use,
- * and a record in a slot not its own gives way first.  Three hot keys
- * on two slots still evict one another.
+ * record of its own and the pair slot does not, or names a colder one
+ * (ktau_hint_colder()); then in the pair slot.  A record hinted once
+ * stays where it is until another takes its slot, so that two keys of
+ * one slot do not evict each other at every use (a system call's exit
+ * closes a record in either slot); a record in a slot not its own gives
+ * way first, then a colder one, so that a record a program no longer
+ * uses (one of a children template, of its start) does not keep a hot
+ * one out.  Three hot keys on two slots still evict one another.
  */
 static __always_inline void ktau_table_hint(struct ktau_table *t, u32 key,
 					    const struct ktau_entry *e)
@@ -231,7 +259,9 @@ static __always_inline void ktau_table_hint(struct ktau_table *t, u32 key,
 	if (idx > KTAU_HINT_MAX_INDEX || t->hint[slot] == off ||
 	    t->hint[slot ^ 1] == off)
 		return;
-	if (ktau_hint_owned(t, slot) && !ktau_hint_owned(t, slot ^ 1))
+	if (ktau_hint_owned(t, slot) &&
+	    (!ktau_hint_owned(t, slot ^ 1) ||
+	     ktau_hint_colder(t, slot ^ 1, slot)))
 		slot ^= 1;
 	t->hint[slot] = off;
 }
