@@ -149,12 +149,13 @@ run "user build" make -s -C "$top" initramfs KCONFIG="$KCONFIG"
 # and guest root cross-built from the same tree, in their own
 # directories, so no x86 build is touched, and a phase of the guest suite
 # under qemu-system-aarch64: boot, counts, stress and permissions, as
-# issue 36 asks, and their neighbours, and an MPI job: 26 s), the
+# issue 36 asks, and their neighbours (t_hints: the slot arithmetic that
+# differs by architecture), and an MPI job: 26 s), the
 # kernel's packages and
 # tcgprof.  Stop 44's CI (3 075 s) ran the static checks and configs
 # before the guest tests, and the packages and tcgprof after them, with
 # this side done some 960 s before the guest tests were.
-ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_stress,t_threads,t_perm,t_control,t_format,t_mpi,t_papi,t_tau
+ARM64_PHASE=t_boot,t_counts,t_aarch32,t_fault,t_inclexcl,t_renumber,t_entrywork,t_hints,t_stress,t_threads,t_perm,t_control,t_format,t_mpi,t_papi,t_tau
 host_side() {
 	# niced, as the arm64 build is from here on: the guest tests are the
 	# longest path, one QEMU thread that a compiler or fuzzer beside it
