@@ -11,9 +11,11 @@
  *                               system calls (300 function ids)
  *   BENCH mem.fid300_funcs N    func lines in that task's /proc profile
  *
- * Each delta is read with the extra task alive and then without, the
- * minimum of three tries whose task count differs by exactly one; a first
- * untimed try lets this process's own profile reach its final size.
+ * Each delta is read with the extra task alive and then without, each
+ * once the figure stopped changing (tables are freed after an RCU grace
+ * period), the minimum of three tries whose task count differs by
+ * exactly one; a first untimed try lets this process's own profile
+ * reach its final size.
  * Exit status: 0 done, 1 the measurement failed.
  */
 #define _GNU_SOURCE
@@ -158,6 +160,31 @@ static int funcs_of(pid_t pid)
 	return n;
 }
 
+/*
+ * ktau_memory() once it stopped changing: an exited task's table (and a
+ * table an exec replaced) is freed after an RCU grace period, so a read
+ * right after waitpid() may still count the reaped task's table (a
+ * busybox sleep then read as its per-task part alone, 272 B).  Two reads
+ * 5 ms apart that agree, within about 2 s.
+ */
+static int ktau_memory_settled(unsigned long *tasks, unsigned long *bytes)
+{
+	unsigned long n, b;
+
+	if (ktau_memory(tasks, bytes))
+		return -1;
+	for (int i = 0; i < 400; i++) {
+		usleep(5000);
+		if (ktau_memory(&n, &b))
+			return -1;
+		if (n == *tasks && b == *bytes)
+			return 0;
+		*tasks = n;
+		*bytes = b;
+	}
+	return 0;
+}
+
 /* The least bytes one extra task added over the tries; -1 on failure. */
 static long task_bytes(int fid300)
 {
@@ -171,13 +198,14 @@ static long task_bytes(int fid300)
 		if (pid < 0)
 			return -1;
 		if (wait_asleep(pid, fid300 ? "task_memory" : "sleep") ||
-		    ktau_memory(&n1, &b1)) {
+		    ktau_memory_settled(&n1, &b1)) {
 			kill(pid, SIGKILL);
 			return -1;
 		}
 		kill(pid, SIGKILL);
 		close(hold);
-		if (waitpid(pid, &status, 0) != pid || ktau_memory(&n0, &b0))
+		if (waitpid(pid, &status, 0) != pid ||
+		    ktau_memory_settled(&n0, &b0))
 			return -1;
 		if (t == 0)
 			continue;	/* the warm-up */
