@@ -858,29 +858,45 @@ static bool ktau_rec_is_root(const struct ktau_table *t,
  * where ktau_table_hint() put its record when another key's owns its
  * own slot: two hot calls whose keys share a slot (a tar's openat() and
  * write()) then both close without a lookup, and without a swap at each
- * close that would only send the other's next close here.  Every 8th
- * call it takes its own slot back if the record there is not an
- * outermost frame's (one that is found in either slot, as read() =>
- * schedule_vol is) or has less than half its calls, so that the inline
- * exit finds it: a hot call does not stay out of line behind a callee's
- * record or one a program no longer uses.
+ * close that would only send the other's next close here.
  */
 static __always_inline bool ktau_close_root_pair(struct ktau_task *kt,
 						 u64 now)
 {
-	struct ktau_table *t = ktau_task_table(kt);
 	u32 key = kt->stack[0].key;
-	unsigned int slot = ktau_hint_slot(key);
-	const struct ktau_entry *e;
 
-	if (!__ktau_close_root_at(kt, t, now, key, ktau_hint_off(key) ^ 2))
-		return false;
-	e = (void *)t->rec + t->hint[slot ^ 1];
-	if (unlikely(!(e->calls & (7 * KTAU_CALLS_ONE))) &&
-	    (!ktau_rec_is_root(t, (void *)t->rec + t->hint[slot]) ||
-	     ktau_hint_calls(t, slot ^ 1) > 2 * ktau_hint_calls(t, slot)))
+	return __ktau_close_root_at(kt, ktau_task_table(kt), now, key,
+				    ktau_hint_off(key) ^ 2);
+}
+
+/*
+ * After a close through the pair slot: every 8th call of its record,
+ * whether it takes its own slot back (ktau_hint_take_back()).
+ */
+static __always_inline bool ktau_hint_take_back_due(struct ktau_task *kt)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	unsigned int slot = ktau_hint_slot(kt->stack[0].key);
+	const struct ktau_entry *e = (void *)t->rec + t->hint[slot ^ 1];
+
+	return unlikely(!(e->calls & (7 * KTAU_CALLS_ONE)));
+}
+
+/*
+ * The record in the pair slot of the frame's key takes its own slot back
+ * if the record there is not an outermost frame's (one that is found in
+ * either slot, as read() => schedule_vol is) or has less than half its
+ * calls, so that the inline exit finds it: a hot call does not stay out
+ * of line behind a callee's record or one a program no longer uses.
+ */
+static __always_inline void ktau_hint_take_back(struct ktau_task *kt)
+{
+	struct ktau_table *t = ktau_task_table(kt);
+	unsigned int slot = ktau_hint_slot(kt->stack[0].key);
+
+	if (!ktau_rec_is_root(t, (void *)t->rec + t->hint[slot]) ||
+	    ktau_hint_calls(t, slot ^ 1) > 2 * ktau_hint_calls(t, slot))
 		swap(t->hint[slot], t->hint[slot ^ 1]);
-	return true;
 }
 
 /* ktau_close_root_hinted() for the traced fault, its record in either slot. */
@@ -1695,6 +1711,20 @@ static __always_inline void ktau_syscall_exit_closed(struct task_struct *tsk,
 }
 
 /*
+ * Every 8th close through the pair slot: its look at the slots, then the
+ * rest of the exit.  Out of line, so that the common close keeps no
+ * register across a call (the look's own calls, under a build optimized
+ * for size, made it save five on every close through the pair slot).
+ */
+static noinline void ktau_syscall_exit_taking_back(struct task_struct *tsk,
+						   struct pt_regs *regs,
+						   u64 now)
+{
+	ktau_hint_take_back(&tsk->ktau);
+	ktau_syscall_exit_closed(tsk, regs, now);
+}
+
+/*
  * A record not in its key's own hint slot: the pair slot, else the
  * general exit.
  */
@@ -1704,6 +1734,10 @@ static noinline void ktau_syscall_exit_paired(struct task_struct *tsk,
 	if (unlikely(!static_branch_likely(&ktau_fast_key)) ||
 	    !ktau_close_root_pair(&tsk->ktau, now)) {
 		ktau_syscall_exit_general(tsk, regs, now);
+		return;
+	}
+	if (ktau_hint_take_back_due(&tsk->ktau)) {
+		ktau_syscall_exit_taking_back(tsk, regs, now);
 		return;
 	}
 	ktau_syscall_exit_closed(tsk, regs, now);
