@@ -13,6 +13,10 @@
  *     the thread's exit, then into the process block),
  *   - after a child process that made them was reaped (the children
  *     total, folded from the child's exited total);
+ *   - after two children of one parent made NCALLS between them, the
+ *     second from the first's template: the second's fold finds its
+ *     records at the ids the first's have and adds them without a
+ *     lookup until the getppid() count carries (ktau_fold_same_ids());
  * and NCALLS reads of one byte from /dev/zero add exactly NCALLS values to
  * the read_bytes event (its count carries too).  Every figure is a delta
  * from a first read, whose own read() is counted once it completed.
@@ -35,6 +39,28 @@ static void getppid_calls(void)
 {
 	for (int i = 0; i < NCALLS; i++)
 		syscall(SYS_getppid);
+}
+
+/*
+ * A process whose two children make NCALLS getppid() calls between them,
+ * neither enough for a carry; exits 0 when both ran and were reaped.
+ */
+static void two_children(void)
+{
+	for (int i = 0; i < 2; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			for (int j = 0; j < NCALLS / 2; j++)
+				syscall(SYS_getppid);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			_exit(1);
+	}
+	_exit(0);
 }
 
 static void *thread_main(void *arg)
@@ -75,7 +101,7 @@ static int counts(const char *path, const char *kind, uint64_t *calls,
 
 int main(void)
 {
-	uint64_t t0, t1, p0, p1, c0, c1, v0, v1, unused;
+	uint64_t t0, t1, p0, p1, c0, c1 = 0, c2, v0, v1, unused;
 	char task[64], byte;
 	pthread_t th;
 	int fd, status, bad = 0;
@@ -122,16 +148,30 @@ int main(void)
 			  c1, c0, NCALLS);
 	}
 
-	/* the process-block reads since v0: the first, then three more */
+	/* c1: the reaped child's calls are in; then its sibling's two */
+	child = fork();
+	if (child == 0)
+		two_children();
+	if (child < 0 || waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status) || WEXITSTATUS(status)) {
+		ktr_fail("two-children", "fork or wait failed: %s",
+			 strerror(errno));
+	} else if (!counts("/proc/self/ktau", "children", &c2, NULL)) {
+		ktr_check(c2 - c1 == NCALLS, "two-children",
+			  "getppid calls %" PRIu64 " - %" PRIu64 ", expected %d",
+			  c2, c1, NCALLS);
+	}
+
+	/* the process-block reads since v0: its own, c0, t1, p1 twice, c1, c2 */
 	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	for (int i = 0; fd >= 0 && i < NCALLS; i++)
 		bad += read(fd, &byte, 1) != 1;
 	if (fd < 0 || bad) {
 		ktr_fail("read-dev-zero", "open or %d reads failed", bad);
 	} else if (!counts("/proc/self/ktau", "process", &unused, &v1)) {
-		ktr_check(v1 - v0 == NCALLS + 6, "read-bytes-event",
+		ktr_check(v1 - v0 == NCALLS + 7, "read-bytes-event",
 			  "read_bytes count %" PRIu64 " - %" PRIu64 ", expected %d",
-			  v1, v0, NCALLS + 6);
+			  v1, v0, NCALLS + 7);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -639,6 +639,50 @@ static struct ktau_entry *ktau_fold_same_id(const struct ktau_table *t,
 }
 
 /*
+ * The first records of a fold into @dst that need no lookup: a shell's
+ * children start from its template and its children total took their
+ * records in their order, so each of @src[]'s callpath records is at
+ * its own id in @dst with its own key, callers included, and the map is
+ * the identity.  Adds those while they are so and their calls need no
+ * carry (each record's general fold costs about five times as much);
+ * returns how many it added, the first ones of @map set.
+ */
+static unsigned int ktau_fold_same_ids(struct ktau_table *dst,
+				       const struct ktau_entry *src,
+				       unsigned int n, u16 *map)
+{
+	const u64 low = (1ULL << KTAU_CALLS_CARRY_LOG) - 1;
+	unsigned int i, end = dst ? min_t(unsigned int, n, dst->nrec) : 0;
+
+	BUILD_BUG_ON(KTAU_RECORDS_LIMIT_MAX >= KTAU_REC_CTX_PENDING);
+	for (i = 0; i < end; i++) {
+		const struct ktau_entry *s = &src[i];
+		struct ktau_entry *e = &dst->rec[i];
+		u64 word = READ_ONCE(s->calls_key);
+		u32 key = word >> 32;
+		u64 calls = (u64)(e->calls >> KTAU_CALLS_SHIFT) +
+			    ((u32)word >> KTAU_CALLS_SHIFT);
+
+		/*
+		 * Not an empty record, a carried count or an event's; a
+		 * caller field past @i is a meta record's or an outermost
+		 * frame's mark (ids stay below them, KTAU_RECORDS_LIMIT_MAX).
+		 */
+		if (!key || (key & (KTAU_REC_CARRIED | KTAU_REC_RANGE)) ||
+		    KTAU_REC_PARENT(key) > i ||
+		    (e->key & ~KTAU_REC_CARRIED) != key || calls > low)
+			break;
+		WRITE_ONCE(e->incl, e->incl + s->incl);
+		WRITE_ONCE(e->excl, e->excl + s->excl);
+		WRITE_ONCE(e->calls, calls << KTAU_CALLS_SHIFT);
+		map[i] = i + 1;
+		if (!((i + 1) % 64))
+			cond_resched();
+	}
+	return i;
+}
+
+/*
  * Add the @n records @src[] (ids 1..@n of some table, in order, so a
  * caller's id is below its callees') to the table at *@dst, keeping
  * their callpaths: each record's caller id becomes the id its caller got
@@ -654,7 +698,7 @@ u64 ktau_fold(struct ktau_table **dst, const struct ktau_entry *src,
 	u64 lost = 0;
 	u32 key;
 
-	for (i = 0; i < n; i++) {
+	for (i = ktau_fold_same_ids(*dst, src, n, map); i < n; i++) {
 		const struct ktau_entry *s = &src[i];
 
 		map[i] = 0;
