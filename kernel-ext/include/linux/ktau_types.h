@@ -233,6 +233,12 @@ struct ktau_signal {
 	atomic_t folds_pending;
 	bool cleared;
 	struct list_head deferred;
+	/*
+	 * The clear this process's totals date from (its fork's, or the
+	 * one that last emptied them): a fold into the children total
+	 * lands only from a process of the same one (kernel/ktau/lifetime.c).
+	 */
+	unsigned int clear_epoch;
 };
 
 #endif /* _LINUX_KTAU_TYPES_H */

@@ -181,6 +181,7 @@ static void ktau_ctx_forget_task(struct task_struct *p, void *arg)
 static void ktau_clear_all(void)
 {
 	lockdep_assert_held(&ktau_control_lock);
+	ktau_clear_begin();
 	ktau_gen_bump(KTAU_ALL_GROUPS);
 	synchronize_rcu();
 	ktau_walk_tasks(ktau_clear_task, NULL);

@@ -568,6 +568,7 @@ unsigned int ktau_contexts(void);
 
 /* ---- lifetimes (lifetime.c) ------------------------------------------- */
 
+void ktau_clear_begin(void);
 void ktau_task_clear(struct task_struct *p);
 void ktau_clear_deferred(void);
 unsigned int ktau_signal_pending(struct ktau_signal *ks);

@@ -255,6 +255,25 @@ void ktau_task_exit(struct task_struct *tsk)
 	ktau_counters_drop(kt);
 }
 
+/*
+ * Clears so far, counted as each begins (under ktau_control_lock).  A
+ * fold reads its process's totals, then adds them to its parent's under
+ * the parent's lock: a clear that emptied the parent in between (its walk
+ * of the tasks, or of the released processes a fold waits for) would
+ * find the fold's totals, which date from before it, nowhere and let
+ * them land after.  A process's totals carry the count of the clear they
+ * date from, and a fold into a total of another clear adds nothing: it
+ * is either from before the clear, or (a process forked or emptied
+ * while the clear walks) from its walk, which takes it as emptied.
+ */
+static unsigned int ktau_clear_epoch;
+
+/* A clear begins: before it empties anything. */
+void ktau_clear_begin(void)
+{
+	WRITE_ONCE(ktau_clear_epoch, ktau_clear_epoch + 1);
+}
+
 /* Empty a process's totals.  Holds its lock. */
 static void ktau_signal_reset(struct ktau_signal *ks)
 {
@@ -264,6 +283,7 @@ static void ktau_signal_reset(struct ktau_signal *ks)
 	ks->exited_threads = 0;
 	ks->exited_dropped = 0;
 	mutex_lock(&ks->children_lock);
+	ks->clear_epoch = READ_ONCE(ktau_clear_epoch);
 	ktau_template_drop(ks);
 	ktau_table_free(ks->children);
 	ks->children = NULL;
@@ -332,11 +352,12 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 	struct ktau_signal *ks = &p->signal->ktau;
 	struct ktau_signal *pks = &parent->signal->ktau;
 	struct ktau_table *exited, *children;
-	unsigned int processes, private_processes, threads;
+	unsigned int processes, private_processes, threads, epoch;
 	bool private, cleared;
 	u64 dropped;
 
 	mutex_lock(&ks->lock);
+	epoch = ks->clear_epoch;
 	exited = ks->exited;
 	ks->exited = NULL;
 	threads = ks->exited_threads;
@@ -357,6 +378,9 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 		kuid_t owner = task_uid(parent);
 
 		mutex_lock(&pks->children_lock);
+		/* emptied by a clear since: see ktau_clear_epoch */
+		if (pks->clear_epoch != epoch)
+			goto unlock;
 		pks->processes += 1 + processes;
 		if (private) {
 			pks->private_processes += 1 + processes;
@@ -377,6 +401,7 @@ static void ktau_process_fold(struct task_struct *p, struct task_struct *parent)
 							  children->nrec, owner);
 			pks->children_dropped += dropped;
 		}
+unlock:
 		mutex_unlock(&pks->children_lock);
 	}
 	ktau_table_free(exited);
@@ -531,6 +556,7 @@ void ktau_signal_init(struct signal_struct *sig)
 	mutex_init(&sig->ktau.lock);
 	mutex_init(&sig->ktau.children_lock);
 	INIT_LIST_HEAD(&sig->ktau.deferred);
+	sig->ktau.clear_epoch = READ_ONCE(ktau_clear_epoch);
 	/* the process's own release: see ktau_process_release() */
 	atomic_set(&sig->ktau.folds_pending, 1);
 }
