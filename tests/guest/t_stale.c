@@ -27,6 +27,13 @@
  *     discarded every open frame: an interrupt taken after it emptied
  *     the stack under a running system call, which then went uncounted,
  *     one call in about 120 000 in the stress of FINDINGS.md.)
+ *  6. clear-exiting-threads: a process whose EXIT_THREADS threads made
+ *     their getppid() calls and exit one after another while its leader
+ *     clears shows no getppid() once they are gone, in each of
+ *     EXIT_ROUNDS rounds: a thread's exit folds its table into the
+ *     process's exited total, and one that exits as the clear walks the
+ *     tasks must not bring calls from before the clear into it (the clear
+ *     empties the totals in a second walk, after every table).
  */
 #define _GNU_SOURCE
 #include "kmodctl.h"
@@ -354,6 +361,80 @@ static void other_groups_blocked(void)
 	close(p[1]);
 }
 
+#define EXIT_THREADS 24
+#define EXIT_ROUNDS 16
+#define EXIT_CALLS 200
+
+static atomic_int exit_go;
+
+/* getppid() calls, then after the go, a spin of @arg x 20 us, then exit */
+static void *exiting_thread(void *arg)
+{
+	double until;
+
+	for (int i = 0; i < EXIT_CALLS; i++)
+		syscall(SYS_getppid);
+	while (!atomic_load(&exit_go))
+		;
+	until = now_ms() + (intptr_t)arg * 0.02;
+	while (now_ms() < until)
+		;
+	return NULL;
+}
+
+/*
+ * In a child: its threads exit as it clears; exits 0 when its process
+ * block then shows no getppid(), 1 when it does, 2 when a step failed.
+ */
+static void clear_exiting_threads_child(void)
+{
+	pthread_t th[EXIT_THREADS];
+	uint64_t calls;
+	int n;
+
+	for (n = 0; n < EXIT_THREADS; n++)
+		if (pthread_create(&th[n], NULL, exiting_thread, (void *)(intptr_t)n))
+			break;
+	/* every thread made its calls before the clear (a few seconds at most) */
+	for (uint64_t made = 0, tries = 0; made < (uint64_t)n * EXIT_CALLS; tries++) {
+		if (tries == 3000 || block_func(0, "process", "getppid", &made, NULL))
+			_exit(2);
+		usleep(1000);
+	}
+	atomic_store(&exit_go, 1);
+	if (ktr_ctl("clear"))
+		_exit(2);
+	while (n > 0)
+		pthread_join(th[--n], NULL);
+	if (block_func(0, "process", "getppid", &calls, NULL))
+		_exit(2);
+	_exit(calls ? 1 : 0);
+}
+
+static void clear_exiting_threads(void)
+{
+	int st, stale = 0, failed = 0;
+
+	ktr_ctl("start");
+	ktr_ctl("enable all");
+	for (int r = 0; r < EXIT_ROUNDS; r++) {
+		pid_t child;
+
+		fflush(NULL);
+		child = fork();
+		if (child == 0)
+			clear_exiting_threads_child();
+		if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) == 2)
+			failed++;
+		else
+			stale += WEXITSTATUS(st) == 1;
+	}
+	ktr_check(!failed && !stale, "clear-exiting-threads",
+		  "of %d rounds, %d showed getppid() calls from before the clear, "
+		  "%d failed to run", EXIT_ROUNDS, stale, failed);
+}
+
 int main(void)
 {
 	int loaded;
@@ -371,6 +452,7 @@ int main(void)
 	}
 	other_groups();
 	other_groups_blocked();
+	clear_exiting_threads();
 	ktr_ctl("start");
 	ktr_ctl("enable all");
 	return ktr_exit();

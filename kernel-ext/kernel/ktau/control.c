@@ -164,6 +164,11 @@ static void ktau_clear_task(struct task_struct *p, void *arg)
 	ktau_task_clear(p);
 }
 
+static void ktau_clear_process(struct task_struct *p, void *arg)
+{
+	ktau_process_clear(p);
+}
+
 static void ktau_ctx_forget_task(struct task_struct *p, void *arg)
 {
 	ktau_ctx_forget(p);
@@ -172,11 +177,13 @@ static void ktau_ctx_forget_task(struct task_struct *p, void *arg)
 /*
  * Empty every profile: a new generation for every group, a grace period
  * so that every hook that checked the old one is done, then fresh tables
- * for every task and empty totals for every process.  The old tables
- * are freed, sleeping tasks' included.  A start that ran as its task's
- * table was swapped may have cached a user context record of the old
- * table: after a second grace period those starts are done, the caches
- * are reset, and a new generation discards the frames they opened.
+ * for every task, then empty totals for every process (after the tables:
+ * see ktau_process_clear()) and for the released ones whose fold waits.
+ * The old tables are freed, sleeping tasks' included.  A start that ran
+ * as its task's table was swapped may have cached a user context record
+ * of the old table: after a second grace period those starts are done,
+ * the caches are reset, and a new generation discards the frames they
+ * opened.
  */
 static void ktau_clear_all(void)
 {
@@ -185,6 +192,7 @@ static void ktau_clear_all(void)
 	ktau_gen_bump(KTAU_ALL_GROUPS);
 	synchronize_rcu();
 	ktau_walk_tasks(ktau_clear_task, NULL);
+	ktau_walk_tasks(ktau_clear_process, NULL);
 	ktau_clear_deferred();
 	atomic64_set(&ktau_dropped_untabled, 0);
 	synchronize_rcu();

@@ -570,6 +570,7 @@ unsigned int ktau_contexts(void);
 
 void ktau_clear_begin(void);
 void ktau_task_clear(struct task_struct *p);
+void ktau_process_clear(struct task_struct *p);
 void ktau_clear_deferred(void);
 unsigned int ktau_signal_pending(struct ktau_signal *ks);
 void ktau_ctx_forget(struct task_struct *p);

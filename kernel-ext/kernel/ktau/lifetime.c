@@ -580,11 +580,11 @@ void ktau_signal_free(struct signal_struct *sig)
 }
 
 /*
- * Clear: a fresh first-size table for @p (unless its table is one
- * already, untouched), and the process's totals emptied, freeing the
- * memory of sleeping tasks too.  The caller bumped every group's
- * generation and waited for an RCU grace period first, so no frame
- * opened before the clear can land in the fresh table.
+ * Clear, its first walk: a fresh first-size table for @p (unless its
+ * table is one already, untouched), freeing the memory of sleeping tasks
+ * too.  The caller bumped every group's generation and waited for an RCU
+ * grace period first, so no frame opened before the clear can land in
+ * the fresh table.
  */
 void ktau_task_clear(struct task_struct *p)
 {
@@ -594,8 +594,6 @@ void ktau_task_clear(struct task_struct *p)
 	bool untouched;
 
 	mutex_lock(&ks->lock);
-	if (thread_group_leader(p))
-		ktau_signal_reset(ks);
 	if (!test_bit(KTAU_TASK_DEAD, &kt->flags)) {
 		rcu_read_lock();
 		t = rcu_dereference(kt->table);
@@ -615,6 +613,24 @@ void ktau_task_clear(struct task_struct *p)
 		}
 	}
 	ktau_table_free_rcu(ktau_spare_take(p));
+	mutex_unlock(&ks->lock);
+}
+
+/*
+ * Clear, its second walk: @p's process totals emptied, once every task
+ * has its fresh table.  A thread that exits as the clear walks folds its
+ * table into them: one from before the clear, if the first walk had not
+ * reached it, which this empties; in one walk, a thread after its leader
+ * in pid order could fold it after the leader's totals were emptied.
+ */
+void ktau_process_clear(struct task_struct *p)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+
+	if (!thread_group_leader(p))
+		return;
+	mutex_lock(&ks->lock);
+	ktau_signal_reset(ks);
 	mutex_unlock(&ks->lock);
 }
 
