@@ -176,7 +176,8 @@ static u64 ktau_fold_into(struct mutex *lock, struct ktau_table **dst,
 			  kuid_t owner)
 {
 	struct ktau_alloc a = ktau_alloc_totals;
-	u16 small[64], *map = small;
+	/* ktau_fold() writes each entry before it reads it: not cleared */
+	u16 small[64] __uninitialized, *map = small;
 	u64 lost = 0;
 	unsigned int i;
 
