@@ -18,11 +18,19 @@
  * C's table holds A's read record, no call in it yet: the view hides it
  * unless it keeps it for the open line read => schedule_vol, whose reader
  * needs the caller's line.
+ * After a clear (no template), D1, D2: read /dev/zero 4 times 16 bytes and
+ * once 100; D1's table becomes the template, its read_bytes records and
+ * their bytes hint with it, and D2 is like it.  E: 3 reads of 32 bytes,
+ * through that hint from its first.  The children block's read_bytes is
+ * then exactly the three's: count 13, sum 424, sum of squares 25 120,
+ * least 16, most 100 (a template's empty range record takes a child's
+ * first value as both).
  */
 #define _GNU_SOURCE
 #include "ktr.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -36,6 +44,65 @@ static void calls(long nr, int n)
 {
 	for (int i = 0; i < n; i++)
 		syscall(nr);
+}
+
+/* A child that reads /dev/zero @n times @size bytes, then once @last (0: none). */
+static pid_t fork_zero_reader(int n, size_t size, size_t last)
+{
+	static char buf[128];
+	pid_t pid;
+	int fd;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = open("/dev/zero", O_RDONLY);
+	if (fd < 0)
+		_exit(2);
+	for (int i = 0; i < n; i++)
+		if (read(fd, buf, size) != (ssize_t)size)
+			_exit(3);
+	if (last && read(fd, buf, last) != (ssize_t)last)
+		_exit(3);
+	_exit(0);
+}
+
+/* The children block's read_bytes into *@ev (zeroed when it has none). */
+static void children_read_bytes(const char *check, struct ktr_event *ev)
+{
+	struct ktr_profile p;
+
+	memset(ev, 0, sizeof(*ev));
+	if (ktr_load("/proc/self/ktau", 0, &p, check))
+		return;
+	ktr_event_find(ktr_block_kind(&p, "children", 0), "read_bytes", ev);
+	ktr_free(&p);
+}
+
+/* D1, D2, then E from their template: their bytes exact (see the top). */
+static void check_template_bytes(void)
+{
+	const char *who[] = { "d1-status", "d2-status", "e-status" };
+	struct ktr_event ev;
+	int st;
+
+	/* no template: D1's own table, a few records, becomes the first */
+	if (ktr_ctl("clear"))
+		ktr_fail("bytes-clear", "cannot clear: %s", strerror(errno));
+	for (int i = 0; i < 3; i++) {
+		st = ktr_reap(i < 2 ? fork_zero_reader(4, 16, 100) :
+				      fork_zero_reader(3, 32, 0));
+		ktr_check(st == 0, who[i], "%s exited with status %d",
+			  i == 0 ? "D1" : i == 1 ? "D2" : "E", st);
+	}
+	children_read_bytes("template-bytes", &ev);
+	ktr_check(ev.count == 2 * 5 + 3 && ev.sum == 2 * (4 * 16 + 100) + 3 * 32 &&
+		  ev.sumsq == 2 * (4 * 16 * 16 + 100 * 100) + 3 * 32 * 32 &&
+		  ev.min == 16 && ev.max == 100, "template-bytes",
+		  "children read_bytes count %" PRIu64 " sum %" PRIu64 " sumsq %" PRIu64
+		  " min %" PRIu64 " max %" PRIu64 "; expected 13, 424, 25120, 16, 100",
+		  ev.count, ev.sum, ev.sumsq, ev.min, ev.max);
 }
 
 static int same_prefix(const struct ktr_path *caller, const struct ktr_path *p)
@@ -256,5 +323,6 @@ int main(void)
 			  "no line needs, first %s", n, what);
 		ktr_free(&p);
 	}
+	check_template_bytes();
 	return ktr_exit();
 }

@@ -539,8 +539,9 @@ struct ktau_table *ktau_template_make(const struct ktau_table *src)
 
 /*
  * Give @dst, a new task's first table no one sees yet, template @tmpl's
- * records, index and hints: both first-size tables, whose indexes have
- * one size.  Any context.
+ * records, index and hints, its bytes hints too (a child's first read()
+ * then adds its bytes inline, as its call's close is): both first-size
+ * tables, whose indexes have one size.  Any context.
  */
 void ktau_template_apply(struct ktau_table *dst, const struct ktau_table *tmpl)
 {
@@ -550,6 +551,7 @@ void ktau_template_apply(struct ktau_table *dst, const struct ktau_table *tmpl)
 	memcpy(ktau_table_index(dst), ktau_table_index(tmpl),
 	       sizeof(u16) << tmpl->index_bits);
 	memcpy(dst->hint, tmpl->hint, sizeof(dst->hint));
+	memcpy(dst->bytes_hint, tmpl->bytes_hint, sizeof(dst->bytes_hint));
 	memcpy(dst->sched_hint, tmpl->sched_hint, sizeof(dst->sched_hint));
 	dst->nrec = n;
 }
