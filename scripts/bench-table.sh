@@ -175,6 +175,39 @@ function pper(w, what) {
 function pcount(w, what) {
 	return has("prog." w ".on." what) ? v["prog." w ".on." what] : "-"
 }
+# What the events of the row 3 run of workload w cost at the per-call
+# rows of the ktau kernel (row r: "on" or "traceprof"), in % of that run:
+# its system calls at the mean added cost of the three calls, its page
+# faults at that of the page fault, and for "on" its context switches at
+# that of a blocking switch (row 3 over row 3s, per switch; the trace
+# rows have no such split, so those count none).  The least a row of
+# ktau can add however cheap its records, folds and forks become; "-"
+# when the run lacks a count or a per-call row.
+function pfloor(w, r,    k, i, d, sc, ds, df, dsw, n) {
+	k = "prog." w ".on"
+	if (!has(k) || num(k) <= 0 || !has(k ".syscalls") || !has(k ".faults"))
+		return "-"
+	ds = 0
+	for (i = 1; i <= 3; i++) {
+		d = delta(r, "nokt", ops[i])
+		if (d == "")
+			return "-"
+		ds += d / 3
+	}
+	df = delta(r, "nokt", "page_fault")
+	if (df == "")
+		return "-"
+	n = num(k ".syscalls") * ds + num(k ".faults") * df
+	if (r == "on") {
+		d = delta("on", "nokt", "pipe_rtt")
+		sc = delta("sysonly", "nokt", "pipe_rtt")
+		if (d == "" || sc == "" || !has(k ".ctxsw"))
+			return "-"
+		dsw = (d - sc) / 2
+		n += num(k ".ctxsw") * dsw
+	}
+	return sprintf("%.2f %%", n * 100 / num(k))
+}
 # the spread of the runs of row r of workload w, in %
 function pspread(w, r,    k) {
 	k = "prog." w "." r
@@ -228,6 +261,11 @@ function programs(    i, j, r, w, peers, npeer, missing, why, line, same, first,
 	printf "%-50s %14s %14s %14s %14s\n", "page faults", pper("tree", "faults"), pper("text", "faults"), pper("proc", "faults"), pper("mpi", "faults")
 	printf "%-50s %14s %14s %14s %14s\n", "context switches", pper("tree", "ctxsw"), pper("text", "ctxsw"), pper("proc", "ctxsw"), pper("mpi", "ctxsw")
 	printf "%-50s %14s %14s %14s %14s\n", "execve() calls in the run (not per million)", pcount("tree", "execve"), pcount("text", "execve"), pcount("proc", "execve"), pcount("mpi", "execve")
+	print ""
+	print "the events of the row 3 run at the per-call rows of the table above, % of the run: the least a row of ktau"
+	print "can add, however cheap its records, folds and forks (calls at the mean of getpid, read and close):"
+	printf "%-50s %14s %14s %14s %14s\n", "ktau on: calls, faults, switches at row 3", pfloor("tree", "on"), pfloor("text", "on"), pfloor("proc", "on"), pfloor("mpi", "on")
+	printf "%-50s %14s %14s %14s %14s\n", "trace + profile: calls, faults at row 6a", pfloor("tree", "traceprof"), pfloor("text", "traceprof"), pfloor("proc", "traceprof"), pfloor("mpi", "traceprof")
 	print ""
 	print "spread of the runs of a row, (most - fewest) / fewest: a difference between rows below it is noise"
 	printf "%-50s %14s %14s %14s %14s\n", "row 1, ktau compiled out", pspread("tree", "nokt"), pspread("text", "nokt"), pspread("proc", "nokt"), pspread("mpi", "nokt")

@@ -237,6 +237,18 @@ out=$("$table" "$tmp/all.txt" 2>&1)
 expect programs-in-table '3 ktau on (vs 1)' "3 ktau on (vs 1) 253 (+46) 445 (+46) 259 (+46) 8045 (+433) 6054 (+68)"
 [ "$(printf '%s\n' "$out" | grep -c '^Whole programs:')" = 1 ]
 check programs-in-table-section $? "the full table has no 'Whole programs' section"
+# the floor of each row: the file tree's 60 600 calls at +46, 404 faults
+# at +68 and 8 080 switches at (433 - 189) / 2 = 122, in 404 M
+# instructions, 0.94 %; with the trace, calls at +115 and faults at +164
+# (no switches), 1.74 %; the workloads without counts a dash
+expect programs-floor-on 'ktau on: calls, faults, switches' \
+	"ktau on: calls, faults, switches at row 3 0.94 % - - -"
+expect programs-floor-trace-missing 'trace + profile: calls, faults' \
+	"trace + profile: calls, faults at row 6a - - - -"
+{ cat "$tmp/all.txt"; rows "traceprof 322 514 328 8300 6150"; } >"$tmp/all-trace.txt"
+out=$("$table" "$tmp/all-trace.txt" 2>&1)
+expect programs-floor-trace 'trace + profile: calls, faults' \
+	"trace + profile: calls, faults at row 6a 1.74 % - - -"
 
 # issue 36, make bench ARCH=arm64: its rows and goals (on <= +60 per
 # system call, in and off <= +4), each at its edge and one over; what is
