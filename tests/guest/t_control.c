@@ -552,6 +552,162 @@ static void check_clear(void)
 			  "startclr, 13 calls; expected 13", g);
 }
 
+/* memory bytes= of the control file once it stops moving (tables are
+ * freed after a grace period) */
+static unsigned long settled_bytes(void)
+{
+	unsigned long a = ktr_ctl_number("memory", "bytes="), b;
+
+	for (int i = 0; i < 100; i++) {
+		usleep(20000);
+		b = ktr_ctl_number("memory", "bytes=");
+		if (a == b)
+			return a;
+		a = b;
+	}
+	return a;
+}
+
+/* a child that waits for a byte on @go, makes 40 getppid() calls, says so
+ * on @done and waits to be killed */
+static pid_t lazy_child(int go[2], int done[2])
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid;
+	if (read(go[0], &c, 1) == 1) {
+		for (int i = 0; i < 40; i++)
+			syscall(SYS_getppid);
+		if (write(done[1], "x", 1) != 1)
+			_exit(1);
+	}
+	pause();
+	_exit(0);
+}
+
+static void reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * Tables on demand: while nothing records, a new task gets no table (the
+ * control file's memory grows by its task part alone), a start gives one
+ * to every task before any hook runs, and the task records from its first
+ * call on; a clear while nothing records frees every table.  One attempt
+ * of three must see the exact byte counts: another task may grow its
+ * table between two reads.
+ */
+static int lazy_attempt(int last, unsigned long *per_task, unsigned long *table)
+{
+	int go[2], done[2], ok = 0;
+	unsigned long m0, m1, m2, m3, d_task, d_table, d_run;
+	pid_t a = -1, b = -1;
+	struct ktr_profile p;
+	char path[64], c;
+
+	if (pipe(go) || pipe(done)) {
+		ktr_fail("lazy", "pipe: %s", strerror(errno));
+		return 1;
+	}
+	/* the calls below made once while recording, so that this
+	 * process's own table has their records before the counts */
+	reap(lazy_child(go, done));
+
+	cmd("lazy-stop", "stop");
+	m0 = settled_bytes();
+	a = lazy_child(go, done);
+	m1 = settled_bytes();
+	cmd("lazy-start", "start");
+	m2 = settled_bytes();
+	b = lazy_child(go, done);
+	m3 = settled_bytes();
+	d_task = m1 - m0;
+	d_table = m2 - m1;
+	d_run = m3 - m2;
+	if (d_table > 0 && d_task + d_table == d_run) {
+		ok = 1;
+		*per_task = d_task;
+		*table = d_table;
+	} else if (last) {
+		ktr_fail("lazy-memory", "bytes of ktau memory: +%ld for a task forked while "
+			 "stopped, +%ld at the start, +%ld for a task forked while recording; "
+			 "expected the first two to add up to the third (a table given at the "
+			 "start, none at the fork)", (long)d_task, (long)d_table, (long)d_run);
+	}
+	if (ok) {
+		ktr_pass("lazy-memory");
+		ktr_info("lazy-memory", "a task forked while stopped: +%lu bytes, its table "
+			 "at the start: +%lu", d_task, d_table);
+	}
+	if (ok || last) {
+		/* the child forked while stopped records all its calls */
+		if (write(go[1], "xx", 2) != 2 || read(done[0], &c, 1) != 1 ||
+		    read(done[0], &c, 1) != 1) {
+			ktr_fail("lazy-records", "the children did not answer");
+		} else {
+			uint64_t g = 0;
+			struct ktr_block *blk;
+
+			snprintf(path, sizeof(path), "/proc/%d/ktau", (int)a);
+			if (!ktr_load_buf(path, pbuf, sizeof(pbuf), &p, "lazy-records")) {
+				blk = ktr_block_kind(&p, "process", 0);
+				if (blk)
+					ktr_func(blk, "getppid", &g, NULL, NULL);
+				ktr_check(blk && g == 40 && blk->dropped == 0, "lazy-records",
+					  "a child forked while stopped, 40 getppid() after the "
+					  "start: %s getppid %" PRIu64 " dropped %ld, expected 40 "
+					  "and 0", path, g, blk ? blk->dropped : -1L);
+				ktr_free(&p);
+			}
+		}
+	}
+	reap(a);
+	reap(b);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	return ok;
+}
+
+static void check_tables_on_demand(void)
+{
+	unsigned long before, after, tasks, per_task = 0, table = 0;
+	int ok = 0;
+
+	for (int i = 0; i < 3 && !ok; i++)
+		ok = lazy_attempt(i == 2, &per_task, &table);
+	if (!ok)
+		return;
+	/* a clear while stopped frees every task's table; a start gives one
+	 * to each again */
+	cmd("lazy-clear", "stop");
+	before = settled_bytes();
+	cmd("lazy-clear", "clear");
+	after = settled_bytes();
+	tasks = ktr_ctl_number("memory", "tasks=");
+	/* left: the CPUs' reserves, a table of the second size each */
+	ktr_check(after - tasks * per_task < 16 * table &&
+		  before - tasks * per_task >= tasks / 2 * table, "lazy-clear",
+		  "%lu tasks, %lu bytes each without a table, %lu a first table: tables took "
+		  "%lu bytes before a clear while stopped, %lu after; expected at least %lu "
+		  "before and under %lu after", tasks, per_task, table,
+		  before - tasks * per_task, after - tasks * per_task, tasks / 2 * table,
+		  16 * table);
+	cmd("lazy-clear", "start");
+	after = settled_bytes();
+	tasks = ktr_ctl_number("memory", "tasks=");
+	ktr_check(after - tasks * per_task >= tasks * table, "lazy-start",
+		  "%lu tasks after a start: tables take %lu bytes, expected at least %lu "
+		  "(a first table each)", tasks, after - tasks * per_task, tasks * table);
+}
+
 static void check_groups(void)
 {
 	static const char *const no_syscall[] = { "softirq", "irq", "sched", "exception",
@@ -747,12 +903,13 @@ int main(void)
 	signal(SIGALRM, on_signal);
 	signal(SIGSEGV, on_signal);
 	signal(SIGABRT, on_signal);
-	alarm(50);
+	alarm(120);
 
 	check_readback();
 	restore();	/* whatever the start state, run from running + all */
 	check_stop_start();
 	check_clear();
+	check_tables_on_demand();
 	check_groups();
 	check_sched_group();
 	check_bad();

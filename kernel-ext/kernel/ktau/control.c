@@ -101,6 +101,16 @@ static unsigned long ktau_apply_state(void)
 	unsigned int g;
 
 	lockdep_assert_held(&ktau_control_lock);
+	/*
+	 * Tasks forked while nothing recorded have no table: every task gets
+	 * one before the first key goes on, and every fork from now on (one
+	 * that read the flag before and that the walk misses takes its CPU's
+	 * reserve at its first record: ktau_task_outgrow()).
+	 */
+	if (keyed && !ktau_tables_wanted) {
+		WRITE_ONCE(ktau_tables_wanted, true);
+		ktau_walk_tasks(ktau_task_table_give, NULL);
+	}
 	ktau_fast_set(profiled & ktau_profiled_groups,
 		      keyed | ktau_keyed_groups());
 	WRITE_ONCE(ktau_profiled_groups, profiled);
@@ -123,6 +133,9 @@ static unsigned long ktau_apply_state(void)
 		changed |= BIT(g);
 	}
 	ktau_fast_set(profiled, keyed);
+	/* every key is off: new tasks get no table */
+	if (!keyed)
+		WRITE_ONCE(ktau_tables_wanted, false);
 	return changed;
 }
 

@@ -157,7 +157,9 @@ static void ktau_stack_reset(struct ktau_task *kt)
  * One table of the second size per CPU, for a task whose first table
  * fills before it can grow: a user task grows on its way back to user
  * mode, and one system call (execve(), with the faults and interrupts
- * under it) may add more callpaths than a first table holds.  Taking it
+ * under it) may add more callpaths than a first table holds.  Also for
+ * a task that has none when it first records (forked as recording
+ * started, and missed by the start's walk of the tasks).  Taking it
  * allocates nothing; a worker makes the next one.  It is charged to
  * root's account (user.c), not to the task's memory cgroup, until a user
  * task takes it: then to the task's user, within that user's limit.
@@ -221,8 +223,9 @@ static struct ktau_table *ktau_reserve_take(struct task_struct *tsk)
 
 /*
  * Full @t of @tsk: take a bigger table made ready for it (a kernel
- * thread's spare, which its worker left) or, for a first-size table,
- * this CPU's reserve.  Returns the task's table, bigger if one was taken.
+ * thread's spare, which its worker left) or, for a first-size table or
+ * none (the empty table of a task forked while nothing recorded), this
+ * CPU's reserve.  Returns the task's table, bigger if one was taken.
  */
 static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
 						     struct ktau_table *t)
@@ -236,7 +239,7 @@ static noinline struct ktau_table *ktau_task_outgrow(struct task_struct *tsk,
 		bigger = xchg(&kt->spare, NULL);
 		spare = !!bigger;
 	}
-	if (!bigger && t->maxrec == KTAU_TABLE_MIN_RECORDS)
+	if (!bigger && t->maxrec <= KTAU_TABLE_MIN_RECORDS)
 		bigger = ktau_reserve_take(tsk);
 	if (!bigger)
 		return t;

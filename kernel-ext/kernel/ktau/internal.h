@@ -568,6 +568,8 @@ unsigned int ktau_contexts(void);
 
 /* ---- lifetimes (lifetime.c) ------------------------------------------- */
 
+extern bool ktau_tables_wanted;
+void ktau_task_table_give(struct task_struct *p, void *arg);
 void ktau_clear_begin(void);
 void ktau_task_clear(struct task_struct *p);
 void ktau_process_clear(struct task_struct *p);

@@ -108,6 +108,27 @@ static void ktau_template_drop(struct ktau_signal *ks)
 }
 
 /*
+ * Whether a task gets a first table of its own: while a hook may record
+ * (control.c sets it before the first group's key goes on, and gives a
+ * table to every task that has none; it clears it once every key is
+ * off).  A kernel with ktau in and nothing recording allocates nothing
+ * at fork and frees the tables at a clear.  A task forked as recording
+ * starts, that the start's walk did not find yet, takes its CPU's
+ * reserve table at its first record (ktau_task_outgrow()).
+ */
+bool ktau_tables_wanted __read_mostly;
+
+/* A fresh first table if tasks get one now, else the empty table. */
+static struct ktau_table *ktau_table_first(void)
+{
+	struct ktau_table *t = NULL;
+
+	if (READ_ONCE(ktau_tables_wanted))
+		t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+	return t ? t : ktau_empty_table;
+}
+
+/*
  * Called at fork, on the copy of the parent's task_struct, where the
  * kernel may sleep.  A forked process keeps its parent's user context
  * word, at the same address of its copy of the memory; a new thread
@@ -125,10 +146,10 @@ void ktau_task_init(struct task_struct *tsk, u64 clone_flags)
 	memset(kt, 0, sizeof(*kt));
 	ktau_trace_fork(kt, parent);
 	kt->gen = READ_ONCE(ktau_gen);
-	t = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
-	if (t && !(clone_flags & CLONE_THREAD))
+	t = ktau_table_first();
+	if (t != ktau_empty_table && !(clone_flags & CLONE_THREAD))
 		ktau_template_take(t);
-	RCU_INIT_POINTER(kt->table, t ? t : ktau_empty_table);
+	RCU_INIT_POINTER(kt->table, t);
 	if (!(clone_flags & CLONE_VM) && parent->ctx_word) {
 		kt->ctx_word = parent->ctx_word;
 		ktau_context_get();
@@ -540,11 +561,11 @@ void ktau_execve_privilege(struct task_struct *tsk,
 	if (bprm->secureexec || ks->private) {
 		ktau_private_set(ks);
 		ktau_signal_reset(ks);
-		fresh = ktau_table_new(KTAU_TABLE_MIN_RECORDS, GFP_KERNEL);
+		fresh = ktau_table_first();
 		local_irq_disable();
 		/* The exec's own frame started before: it records nothing. */
 		kt->depth = 0;
-		old = ktau_table_swap(kt, fresh ? fresh : ktau_empty_table);
+		old = ktau_table_swap(kt, fresh);
 		local_irq_enable();
 		ktau_table_free_rcu(old);
 	}
@@ -581,32 +602,55 @@ void ktau_signal_free(struct signal_struct *sig)
 }
 
 /*
+ * Recording starts (ktau_walk_tasks() under ktau_control_lock, every key
+ * still off): @p, forked while nothing recorded, gets its first table.
+ * An exited task gets none.
+ */
+void ktau_task_table_give(struct task_struct *p, void *arg)
+{
+	struct ktau_signal *ks = &p->signal->ktau;
+	struct ktau_task *kt = &p->ktau;
+	struct ktau_table *t;
+
+	mutex_lock(&ks->lock);
+	if (!test_bit(KTAU_TASK_DEAD, &kt->flags) &&
+	    rcu_access_pointer(kt->table) == ktau_empty_table) {
+		t = ktau_table_first();
+		/* its first record may have taken its CPU's reserve */
+		if (cmpxchg((struct ktau_table __force **)&kt->table,
+			    ktau_empty_table, t) != ktau_empty_table)
+			ktau_table_free(t);
+	}
+	mutex_unlock(&ks->lock);
+}
+
+/*
  * Clear, its first walk: a fresh first-size table for @p (unless its
  * table is one already, untouched), freeing the memory of sleeping tasks
- * too.  The caller bumped every group's generation and waited for an RCU
- * grace period first, so no frame opened before the clear can land in
- * the fresh table.
+ * too; none while nothing records.  The caller bumped every group's
+ * generation and waited for an RCU grace period first, so no frame
+ * opened before the clear can land in the fresh table.
  */
 void ktau_task_clear(struct task_struct *p)
 {
 	struct ktau_signal *ks = &p->signal->ktau;
 	struct ktau_task *kt = &p->ktau;
-	struct ktau_table *t, *fresh;
+	struct ktau_table *t;
 	bool untouched;
 
 	mutex_lock(&ks->lock);
 	if (!test_bit(KTAU_TASK_DEAD, &kt->flags)) {
 		rcu_read_lock();
 		t = rcu_dereference(kt->table);
-		untouched = t != ktau_empty_table && !READ_ONCE(t->nrec) &&
-			    !READ_ONCE(*ktau_table_dropped(t)) &&
-			    t->maxrec == KTAU_TABLE_MIN_RECORDS;
+		if (!READ_ONCE(ktau_tables_wanted))
+			untouched = t == ktau_empty_table;
+		else
+			untouched = t != ktau_empty_table && !READ_ONCE(t->nrec) &&
+				    !READ_ONCE(*ktau_table_dropped(t)) &&
+				    t->maxrec == KTAU_TABLE_MIN_RECORDS;
 		rcu_read_unlock();
 		if (!untouched) {
-			fresh = ktau_table_new(KTAU_TABLE_MIN_RECORDS,
-					       GFP_KERNEL);
-			t = ktau_table_swap(kt, fresh ? fresh :
-					    ktau_empty_table);
+			t = ktau_table_swap(kt, ktau_table_first());
 			/* after the swap (counters.c) */
 			smp_mb__before_atomic();
 			set_bit(KTAU_TASK_COUNTERS_STALE, &kt->flags);
