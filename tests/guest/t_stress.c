@@ -18,7 +18,9 @@
  * their calls: a change of one group never costs another's routines a call.
  *
  * Phase 3 (control races): the same load while a controller thread cycles
- * through clear, stop, start, startclr and disable/enable of every group.
+ * through clear, stop, start, startclr and disable/enable of every group
+ * (every 4th stop with a clear: tables freed and given again as tasks fork
+ * and exit).
  * Every read must still parse, with excl <= incl; counts may only drop
  * across a clear.  Recording is restored at the end.
  *
@@ -285,6 +287,13 @@ static void *controller(void *arg)
 		ctl(i & 1 ? "clear" : "startclr");
 		atomic_fetch_add(&clear_epoch, 1);
 		ctl("stop");
+		if (i % 4 == 2) {
+			/* nothing records: every table freed, forks get none,
+			 * and the start gives every task one again */
+			atomic_fetch_add(&clear_epoch, 1);
+			ctl("clear");
+			atomic_fetch_add(&clear_epoch, 1);
+		}
 		ctl("start");
 		snprintf(cmd, sizeof(cmd), "disable %s", g);
 		ctl(cmd);
