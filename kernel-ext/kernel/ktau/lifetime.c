@@ -616,7 +616,7 @@ void ktau_task_table_give(struct task_struct *p, void *arg)
 	if (!test_bit(KTAU_TASK_DEAD, &kt->flags) &&
 	    rcu_access_pointer(kt->table) == ktau_empty_table) {
 		t = ktau_table_first();
-		/* its first record may have taken its CPU's reserve */
+		/* its owner grows it without the lock: never over that */
 		if (cmpxchg((struct ktau_table __force **)&kt->table,
 			    ktau_empty_table, t) != ktau_empty_table)
 			ktau_table_free(t);
