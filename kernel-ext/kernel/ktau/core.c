@@ -934,7 +934,7 @@ void __ktau_fault_enter_user(void)
 	/* the same while tracing, with the fault's event */
 	if (static_branch_likely(&ktau_fast_key)) {
 		ktau_open_root(tsk, kt, fid);
-		ktau_trace_root_open(tsk);
+		ktau_trace_root_open(tsk, fid);
 		return;
 	}
 	ktau_open(fid, true);
@@ -963,6 +963,27 @@ static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
 		ktau_close(fid, now);
 }
 
+/*
+ * ktau_fault_exit_traced() for a user mode fault's frame without a user
+ * context: its key, and so its hint's place, known here, and the tests
+ * its caller made not made again.  @kt: @tsk's.  In this order, @now is
+ * where the caller's clock read leaves it (x86-64: %rdx), so that the
+ * untraced stop, which shares that read, moves nothing for this call.
+ */
+static noinline void ktau_fault_exit_traced_root(struct task_struct *tsk,
+						 struct ktau_task *kt, u64 now)
+{
+	const unsigned int fid = KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT);
+
+	if (likely(static_branch_likely(&ktau_fast_key)) &&
+	    (likely(__ktau_close_root_key(kt, ktau_task_table(kt), now,
+					  KTAU_REC_LOW(fid))) ||
+	     ktau_close_root_restored(kt, now)))
+		ktau_trace_event(tsk, KTAU_TRACE_EXIT, fid, now);
+	else
+		ktau_close(fid, now);
+}
+
 /* After handle_page_fault(), which ends with interrupts off. */
 void __ktau_fault_exit(void)
 {
@@ -981,11 +1002,18 @@ void __ktau_fault_exit(void)
 	 * fault it interrupted.  Without a user context, its key is known
 	 * here, and so is its hint's place.
 	 */
-	if (likely(tsk->ktau.stack[0].key == KTAU_REC_LOW(fid)) && !in_nmi() &&
-	    static_branch_likely(&ktau_sysfast_key) &&
-	    __ktau_close_root_key(&tsk->ktau, ktau_task_table(&tsk->ktau), now,
-				  KTAU_REC_LOW(fid)))
-		goto out;
+	if (likely(tsk->ktau.stack[0].key == KTAU_REC_LOW(fid)) && !in_nmi()) {
+		if (static_branch_likely(&ktau_sysfast_key)) {
+			if (__ktau_close_root_key(&tsk->ktau,
+						  ktau_task_table(&tsk->ktau),
+						  now, KTAU_REC_LOW(fid)))
+				goto out;
+		} else if (static_branch_unlikely(&ktau_trace_key)) {
+			/* the inline timers are off while tracing */
+			ktau_fault_exit_traced_root(tsk, &tsk->ktau, now);
+			goto out;
+		}
+	}
 	if ((u16)tsk->ktau.stack[0].key == KTAU_REC_LOW(fid) && !in_nmi() &&
 	    ktau_close_root_fast(&tsk->ktau, ktau_task_table(&tsk->ktau), now))
 		goto out;

@@ -112,15 +112,15 @@ static __always_inline void ktau_trace_event(struct task_struct *tsk,
 }
 
 /*
- * The entry of the frame ktau_open_root() opened on @tsk (current): a
- * system call's (ktau_trace_syscall_open()) or a user mode fault's.
+ * The entry of the frame ktau_open_root() opened on @tsk (current) for
+ * @fid, a user mode fault's (a system call's: ktau_trace_syscall_open()).
  * Interrupts are off.
  */
-static __always_inline void ktau_trace_root_open(struct task_struct *tsk)
+static __always_inline void ktau_trace_root_open(struct task_struct *tsk,
+						 unsigned int fid)
 {
 	if (static_branch_unlikely(&ktau_trace_key))
-		ktau_trace_event(tsk, KTAU_TRACE_ENTRY,
-				 ktau_key_fid(tsk->ktau.stack[0].key),
+		ktau_trace_event(tsk, KTAU_TRACE_ENTRY, fid,
 				 tsk->ktau.stack[0].start);
 }
 
