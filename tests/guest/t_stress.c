@@ -20,7 +20,9 @@
  * Phase 3 (control races): the same load while a controller thread cycles
  * through clear, stop, start, startclr and disable/enable of every group
  * (every 4th stop with a clear: tables freed and given again as tasks fork
- * and exit).
+ * and exit; every 4th cycle traced: its buffers made and freed, and the
+ * children's faults and calls closed by the traced stops while the
+ * inline timers' keys flip).
  * Every read must still parse, with excl <= incl; counts may only drop
  * across a clear.  Recording is restored at the end.
  *
@@ -295,11 +297,15 @@ static void *controller(void *arg)
 			atomic_fetch_add(&clear_epoch, 1);
 		}
 		ctl("start");
+		if (i % 4 == 1)
+			ctl("trace on");
 		snprintf(cmd, sizeof(cmd), "disable %s", g);
 		ctl(cmd);
 		snprintf(cmd, sizeof(cmd), "enable %s", g);
 		ctl(cmd);
 		usleep(2000);
+		if (i % 4 == 1)
+			ctl("trace off");
 	}
 	return NULL;
 }
