@@ -620,8 +620,11 @@ struct caller {
 	pid_t pid;
 };
 
-/* A child that makes @calls getppid() calls once told to; @pin: on CPU 0. */
-static pid_t start_caller(struct caller *c, long calls, int blocks, int pin)
+/*
+ * A child that makes @calls getppid() calls once told to, then writes to
+ * @pages fresh pages (a page fault each, from user mode); @pin: on CPU 0.
+ */
+static pid_t start_caller(struct caller *c, long calls, int blocks, int pin, int pages)
 {
 	if (pipe(c->go))
 		return -1;
@@ -641,6 +644,16 @@ static pid_t start_caller(struct caller *c, long calls, int blocks, int pin)
 			syscall(SYS_getppid);
 			if (blocks && i % 1000 == 999)
 				usleep(1000);
+		}
+		if (pages) {
+			long size = sysconf(_SC_PAGESIZE);
+			volatile char *m = mmap(NULL, (size_t)pages * size, PROT_READ | PROT_WRITE,
+						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (m == MAP_FAILED)
+				_exit(5);
+			for (int i = 0; i < pages; i++)
+				m[(long)i * size] = 1;
 		}
 		_exit(0);
 	}
@@ -740,7 +753,7 @@ static void check_two_readers(uint32_t getppid)
 	struct trace all = { 0 };
 	size_t dup = 0;
 
-	if (start_caller(&c, MANY, 1, 0) < 0 || ktr_ctl("trace size 1024")) {
+	if (start_caller(&c, MANY, 1, 0, 0) < 0 || ktr_ctl("trace size 1024")) {
 		ktr_fail("readers-setup", "%s", strerror(errno));
 		return;
 	}
@@ -797,7 +810,7 @@ static void check_overflow(void)
 
 	/* 16 KiB: 1024 units a CPU, for 2 * MANY events; the caller stays on
 	 * CPU 0, so that what is kept is the start of its timeline */
-	if (ktr_ctl("trace size 16") || start_caller(&c, MANY, 0, 1) < 0 || mark_and_go(&c)) {
+	if (ktr_ctl("trace size 16") || start_caller(&c, MANY, 0, 1, 0) < 0 || mark_and_go(&c)) {
 		ktr_fail("overflow-setup", "%s", strerror(errno));
 		return;
 	}
@@ -844,15 +857,23 @@ static uint64_t read_bytes_count(void)
 	return e.count;
 }
 
-/* Profiling stopped, the trace on: events, and no profile counts. */
-static void check_trace_alone(uint32_t getppid)
+/*
+ * Profiling stopped, the trace on: events, and no profile counts.  The
+ * caller's user mode faults too: each one's ENTRY and EXIT (the trace
+ * alone takes its own paths for system calls and user mode faults).
+ */
+#define ALONE_PAGES	64
+
+static void check_trace_alone(uint32_t getppid, uint32_t fault)
 {
 	struct trace t = { 0 };
 	struct caller c;
 	unsigned char h[64];
+	size_t fault_in, fault_out;
 	int fd;
 
-	if (ktr_ctl("stop") || start_caller(&c, CALLS, 0, 0) < 0 || mark_and_go(&c)) {
+	if (ktr_ctl("stop") || start_caller(&c, CALLS, 0, 0, ALONE_PAGES) < 0 ||
+	    mark_and_go(&c)) {
 		ktr_fail("alone-setup", "%s", strerror(errno));
 		ktr_ctl("start");
 		return;
@@ -869,6 +890,11 @@ static void check_trace_alone(uint32_t getppid)
 		  "profiling stopped: %zu getppid entries, %zu exits, expected %d each",
 		  count_type(&t, ENTRY, getppid, c.pid), count_type(&t, EXIT, getppid, c.pid),
 		  CALLS);
+	fault_in = count_type(&t, ENTRY, fault, c.pid);
+	fault_out = count_type(&t, EXIT, fault, c.pid);
+	ktr_check(fault_in >= ALONE_PAGES && fault_in == fault_out, "alone-faults",
+		  "profiling stopped: %zu page_fault entries, %zu exits, expected at least %d "
+		  "and as many exits", fault_in, fault_out, ALONE_PAGES);
 	free(t.ev);
 }
 
@@ -924,7 +950,7 @@ static void check_poll_level(void)
 
 	pfd.fd = open(TRACE_FILE, O_RDONLY);
 	if (pfd.fd < 0 || ktr_ctl("trace size 16") || ktr_ctl("trace wakeup 50") ||
-	    start_caller(&a, 100, 0, 1) < 0 || start_caller(&b, 200, 0, 1) < 0) {
+	    start_caller(&a, 100, 0, 1, 0) < 0 || start_caller(&b, 200, 0, 1, 0) < 0) {
 		ktr_fail("poll-level-setup", "%s", strerror(errno));
 		return;
 	}
@@ -965,7 +991,7 @@ static void check_poll(void)
 	unsigned char buf[4096];
 	int fd = open(TRACE_FILE, O_RDONLY), r1, r2;
 
-	if (fd < 0 || start_caller(&c, 10, 0, 0) < 0) {
+	if (fd < 0 || start_caller(&c, 10, 0, 0, 0) < 0) {
 		ktr_fail("poll-setup", "%s", strerror(errno));
 		return;
 	}
@@ -1161,7 +1187,7 @@ int main(void)
 	check_known(&fm, tsc_khz);
 	check_two_readers(fid_of(&fm, "getppid"));
 	check_overflow();
-	check_trace_alone(fid_of(&fm, "getppid"));
+	check_trace_alone(fid_of(&fm, "getppid"), fid_of(&fm, "page_fault"));
 	check_trace_and_profile();
 	check_poll();
 	check_poll_level();

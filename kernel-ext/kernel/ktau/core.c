@@ -804,6 +804,22 @@ void __ktau_irq_exit(void)
 }
 
 /*
+ * Whether the trace alone records @group's points: it is on, the group
+ * is not profiled (recording stopped, or the group disabled) and no
+ * handler is registered.  The general paths then only write each point's
+ * ENTRY and EXIT, through calls that test for the profile and the
+ * handlers at each step; the system calls' and the user mode faults'
+ * trace-alone paths do the same work without them, so that a trace costs
+ * about what it costs with the profile, not twice as much.
+ */
+static __always_inline bool ktau_traced_alone(unsigned int group)
+{
+	return static_branch_unlikely(&ktau_trace_key) &&
+	       !static_branch_unlikely(&ktau_handler_key) &&
+	       !ktau_group_profiled(group);
+}
+
+/*
  * The inline fault stop looks for an outermost record in its key's own
  * hint slot only, so one that another key's hint moved to the pair slot
  * moves back (ktau_table_hint() leaves hinted records where they are; a
@@ -911,6 +927,18 @@ static __always_inline bool ktau_close_root_paired(struct ktau_task *kt,
 }
 
 /*
+ * ktau_open()'s work for a user mode fault when only its event is made
+ * (ktau_traced_alone()).  Out of line: the fast paths' registers stay as
+ * they were.
+ */
+static noinline void ktau_fault_enter_trace_alone(struct task_struct *tsk)
+{
+	ktau_stack_reset(&tsk->ktau);
+	ktau_trace_event(tsk, KTAU_TRACE_ENTRY,
+			 KTAU_FID_STATIC(KTAU_SP_PAGE_FAULT), ktau_arch_now());
+}
+
+/*
  * A fault taken with page faults disabled only runs its exception fixup.
  * One of those comes from ktau itself, reading an unmapped user context
  * word while it opens an outermost frame: recording it would open that
@@ -937,6 +965,10 @@ void __ktau_fault_enter_user(void)
 		ktau_trace_root_open(tsk, fid);
 		return;
 	}
+	if (ktau_traced_alone(KTAU_GROUP_EXCEPTION)) {
+		ktau_fault_enter_trace_alone(tsk);
+		return;
+	}
 	ktau_open(fid, true);
 }
 
@@ -959,6 +991,10 @@ static noinline void ktau_fault_exit_traced(struct task_struct *tsk, u64 now)
 	    static_branch_likely(&ktau_fast_key) &&
 	    ktau_close_root_paired(&tsk->ktau, now))
 		ktau_trace_root_close(tsk, now);
+	/* ktau_close()'s work when only its event is made */
+	else if (ktau_traced_alone(KTAU_GROUP_EXCEPTION) && !tsk->ktau.depth &&
+		 ktau_may_record())
+		ktau_trace_event(tsk, KTAU_TRACE_EXIT, fid, now);
 	else
 		ktau_close(fid, now);
 }
@@ -1407,6 +1443,23 @@ static noinline long ktau_syscall_enter_general(const struct pt_regs *regs,
 }
 
 /*
+ * ktau_syscall_enter_general() for a 64-bit call while the trace alone
+ * records system calls, of a task without a user context word (whose
+ * value the general entry traces first): the outermost frame's key keeps
+ * the call's id for the exit, as ktau_syscall_open() leaves it.
+ */
+static noinline long ktau_syscall_enter_trace_alone(struct task_struct *tsk,
+						    long nr)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	ktau_stack_reset(kt);
+	kt->stack[0].key = KTAU_REC_LOW(nr);
+	ktau_trace_event(tsk, KTAU_TRACE_ENTRY, nr, ktau_arch_now());
+	return nr;
+}
+
+/*
  * A 64-bit system call's entry when ktau_syscall_enter() cannot take its
  * inline path: the trace (the inline path's work and the call's event),
  * and the general entry.  Number -1 asks for nothing (do_syscall_64()
@@ -1421,6 +1474,9 @@ long __ktau_syscall_enter(const struct pt_regs *regs, long nr)
 		ktau_open_root(tsk, &tsk->ktau, nr);
 		return ktau_trace_syscall_open(tsk, regs, nr);
 	}
+	if (ktau_traced_alone(KTAU_GROUP_SYSCALL) && (unsigned long)nr < NR_syscalls &&
+	    !tsk->ktau.ctx_word)
+		return ktau_syscall_enter_trace_alone(tsk, nr);
 	return ktau_syscall_enter_general(regs, nr);
 }
 
@@ -1704,6 +1760,29 @@ static noinline void ktau_syscall_exit_general(struct task_struct *tsk,
 }
 
 /*
+ * ktau_syscall_exit_traced() while the trace alone records system calls:
+ * the call's EXIT, from the id its entry left in the outermost frame's
+ * key.  A key with a caller (a user context's, or one from before a
+ * control change) and the bytes of a read or write go the general way.
+ */
+static noinline void ktau_syscall_exit_trace_alone(struct task_struct *tsk,
+						   struct pt_regs *regs,
+						   u64 now)
+{
+	struct ktau_task *kt = &tsk->ktau;
+	u32 key = kt->stack[0].key;
+
+	if (unlikely(!(u16)key || key != (u16)key ||
+		     (ktau_key_moves_bytes(key) && READ_ONCE(ktau_events_on)))) {
+		ktau_syscall_exit_general(tsk, regs, now);
+		return;
+	}
+	ktau_counters_touch(tsk);
+	kt->stack[0].key = 0;
+	ktau_trace_event(tsk, KTAU_TRACE_EXIT, ktau_key_fid(key), now);
+}
+
+/*
  * The traced exit of a call recorded through its hint, through the
  * general writer: its bytes first (a read or write, events on), then its
  * EXIT.
@@ -1783,7 +1862,10 @@ static __always_inline void ktau_syscall_exit_body(struct task_struct *tsk,
 						   u64 now)
 {
 	if (unlikely(!static_branch_likely(&ktau_fast_key))) {
-		ktau_syscall_exit_general(tsk, regs, now);
+		if (ktau_traced_alone(KTAU_GROUP_SYSCALL))
+			ktau_syscall_exit_trace_alone(tsk, regs, now);
+		else
+			ktau_syscall_exit_general(tsk, regs, now);
 		return;
 	}
 	if (unlikely(!ktau_close_root_hinted(&tsk->ktau, now))) {
