@@ -864,12 +864,31 @@ static uint64_t read_bytes_count(void)
  */
 #define ALONE_PAGES	64
 
+/* The calls of @name in this process's children total, or -1. */
+static int64_t children_calls(const char *name, const char *check)
+{
+	struct ktr_profile p;
+	struct ktr_block *b;
+	uint64_t calls = 0;
+
+	if (ktr_load_settled("/proc/self/ktau", &p, check))
+		return -1;
+	b = ktr_block_kind(&p, "children", 0);
+	if (b)
+		ktr_func(b, name, &calls, NULL, NULL);
+	ktr_free(&p);
+	return (int64_t)calls;
+}
+
 static void check_trace_alone(uint32_t getppid, uint32_t fault)
 {
+	int64_t calls_before = children_calls("getppid", "alone-before");
+	int64_t faults_before = children_calls("page_fault", "alone-before");
 	struct trace t = { 0 };
 	struct caller c;
 	unsigned char h[64];
 	size_t fault_in, fault_out;
+	int64_t calls_after, faults_after;
 	int fd;
 
 	if (ktr_ctl("stop") || start_caller(&c, CALLS, 0, 0, ALONE_PAGES) < 0 ||
@@ -895,6 +914,14 @@ static void check_trace_alone(uint32_t getppid, uint32_t fault)
 	ktr_check(fault_in >= ALONE_PAGES && fault_in == fault_out, "alone-faults",
 		  "profiling stopped: %zu page_fault entries, %zu exits, expected at least %d "
 		  "and as many exits", fault_in, fault_out, ALONE_PAGES);
+	/* the reaped caller's profile, folded into ours: nothing recorded */
+	calls_after = children_calls("getppid", "alone-after");
+	faults_after = children_calls("page_fault", "alone-after");
+	ktr_check(calls_before >= 0 && calls_after == calls_before &&
+		  faults_before >= 0 && faults_after == faults_before, "alone-nothing-recorded",
+		  "profiling stopped: the children total's getppid %" PRId64 " -> %" PRId64
+		  ", page_fault %" PRId64 " -> %" PRId64 ", expected no change",
+		  calls_before, calls_after, faults_before, faults_after);
 	free(t.ev);
 }
 
