@@ -70,7 +70,10 @@ void ktau_trace_atomic(unsigned int fid, u64 value, u64 tsc);
  * where the ring holds enough to wake it (the reader sets it to NULL as
  * it starts to wait, so that the general writer sets that limit).  Returns false, having written
  * nothing, when the general writer (ktau_trace_put_slow()) must take it.
- * Interrupts are off; the CPU is the ring's only writer.  Only the
+ * Interrupts are off; the CPU is the ring's only writer: raw per-CPU
+ * accessors suffice for what only it writes (arm64's this_cpu_inc() is
+ * an atomic add, out of line at -Os), not for wlimit, which a reader
+ * may set.  Only the
  * points behind ktau_trace_key call it: the rings are there while the
  * key is on (static_branch_*() waits for every CPU, and writers run with
  * interrupts off).
@@ -79,7 +82,7 @@ static __always_inline bool ktau_trace_put_fast(struct task_struct *tsk,
 						unsigned int type, u32 data,
 						u64 tsc)
 {
-	struct ktau_trace_unit *u = this_cpu_read(ktau_trace_cpus.wp);
+	struct ktau_trace_unit *u = __this_cpu_read(ktau_trace_cpus.wp);
 
 	if (unlikely((READ_ONCE(tsk->ktau.trace_tag) &
 		      READ_ONCE(ktau_trace_match.mask)) !=
@@ -91,14 +94,14 @@ static __always_inline bool ktau_trace_put_fast(struct task_struct *tsk,
 	u->stamp_bytes[7] = type;
 	u->tid = tsk->pid;
 	u->data = data;
-	this_cpu_write(ktau_trace_cpus.wp, u + 1);
+	__this_cpu_write(ktau_trace_cpus.wp, u + 1);
 	/*
 	 * Pairs with smp_load_acquire() of head by the reader: the event's
 	 * stores come first (a compiler barrier where stores stay in order,
 	 * as on x86).
 	 */
 	smp_wmb();
-	this_cpu_inc(ktau_trace_cpus.head);
+	__this_cpu_inc(ktau_trace_cpus.head);
 	return true;
 }
 
