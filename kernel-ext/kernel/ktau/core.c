@@ -1178,13 +1178,17 @@ static void ktau_sched_rehint(struct ktau_task *kt, unsigned int d,
  */
 static DEFINE_PER_CPU(bool, ktau_in_switch);
 
-/* The trace's start, at the switch, unless the task is exiting for good. */
+/*
+ * The trace's start, at the switch, unless the task is exiting for good:
+ * its event written here (ktau_trace_point() would add a call).
+ */
 static noinline void ktau_switch_out_trace(struct task_struct *tsk, u32 key,
 					   u64 now)
 {
 	if (!test_bit(KTAU_TASK_DEAD, &tsk->ktau.flags))
-		ktau_trace_point(ktau_sched_fid(key == KTAU_SWITCH_KEY(true)),
-				 KTAU_HANDLER_START, now);
+		ktau_trace_event(tsk, KTAU_TRACE_ENTRY,
+				 ktau_sched_fid(key == KTAU_SWITCH_KEY(true)),
+				 now);
 }
 
 /* The out hook with no frame open, or past the deepest frame. */
@@ -1244,7 +1248,8 @@ void __ktau_switch_out(void)
 static noinline void ktau_switch_in_events(struct task_struct *tsk,
 					   unsigned int fid, u64 now)
 {
-	ktau_trace_fast(fid, KTAU_HANDLER_STOP, now);
+	if (static_branch_unlikely(&ktau_trace_key))
+		ktau_trace_event(tsk, KTAU_TRACE_EXIT, fid, now);
 	ktau_counters_touch(tsk);
 }
 
