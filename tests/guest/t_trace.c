@@ -621,8 +621,9 @@ struct caller {
 };
 
 /*
- * A child that makes @calls getppid() calls once told to, then writes to
- * @pages fresh pages (a page fault each, from user mode); @pin: on CPU 0.
+ * A child that makes @calls getppid() calls once told to, sleeping 1 ms
+ * after every @blocks of them (0: never), then writes to @pages fresh
+ * pages (a page fault each, from user mode); @pin: on CPU 0.
  */
 static pid_t start_caller(struct caller *c, long calls, int blocks, int pin, int pages)
 {
@@ -642,7 +643,7 @@ static pid_t start_caller(struct caller *c, long calls, int blocks, int pin, int
 			_exit(3);
 		for (long i = 0; i < calls; i++) {
 			syscall(SYS_getppid);
-			if (blocks && i % 1000 == 999)
+			if (blocks && i % blocks == blocks - 1)
 				usleep(1000);
 		}
 		if (pages) {
@@ -753,7 +754,7 @@ static void check_two_readers(uint32_t getppid)
 	struct trace all = { 0 };
 	size_t dup = 0;
 
-	if (start_caller(&c, MANY, 1, 0, 0) < 0 || ktr_ctl("trace size 1024")) {
+	if (start_caller(&c, MANY, 1000, 0, 0) < 0 || ktr_ctl("trace size 1024")) {
 		ktr_fail("readers-setup", "%s", strerror(errno));
 		return;
 	}
@@ -859,10 +860,12 @@ static uint64_t read_bytes_count(void)
 
 /*
  * Profiling stopped, the trace on: events, and no profile counts.  The
- * caller's user mode faults too: each one's ENTRY and EXIT (the trace
- * alone takes its own paths for system calls and user mode faults).
+ * caller's user mode faults and its sleeps' switches too: each one's
+ * ENTRY and EXIT (the trace alone takes its own paths for system calls,
+ * user mode faults and a switch's return).
  */
 #define ALONE_PAGES	64
+#define ALONE_SLEEPS	10
 
 /* The calls of @name in this process's children total, or -1. */
 static int64_t children_calls(const char *name, const char *check)
@@ -880,18 +883,19 @@ static int64_t children_calls(const char *name, const char *check)
 	return (int64_t)calls;
 }
 
-static void check_trace_alone(uint32_t getppid, uint32_t fault)
+static void check_trace_alone(uint32_t getppid, uint32_t fault, uint32_t vol)
 {
 	int64_t calls_before = children_calls("getppid", "alone-before");
 	int64_t faults_before = children_calls("page_fault", "alone-before");
 	struct trace t = { 0 };
 	struct caller c;
 	unsigned char h[64];
-	size_t fault_in, fault_out;
+	size_t fault_in, fault_out, vol_in, vol_out;
 	int64_t calls_after, faults_after;
 	int fd;
 
-	if (ktr_ctl("stop") || start_caller(&c, CALLS, 0, 0, ALONE_PAGES) < 0 ||
+	if (ktr_ctl("stop") ||
+	    start_caller(&c, CALLS, CALLS / ALONE_SLEEPS, 0, ALONE_PAGES) < 0 ||
 	    mark_and_go(&c)) {
 		ktr_fail("alone-setup", "%s", strerror(errno));
 		ktr_ctl("start");
@@ -914,6 +918,16 @@ static void check_trace_alone(uint32_t getppid, uint32_t fault)
 	ktr_check(fault_in >= ALONE_PAGES && fault_in == fault_out, "alone-faults",
 		  "profiling stopped: %zu page_fault entries, %zu exits, expected at least %d "
 		  "and as many exits", fault_in, fault_out, ALONE_PAGES);
+	/*
+	 * The caller blocked in read() before the trace started, and its
+	 * switch out may have come before or after: one more EXIT, or none.
+	 */
+	vol_in = count_type(&t, ENTRY, vol, c.pid);
+	vol_out = count_type(&t, EXIT, vol, c.pid);
+	ktr_check(vol_in >= ALONE_SLEEPS && (vol_out == vol_in || vol_out == vol_in + 1),
+		  "alone-switches",
+		  "profiling stopped: %zu schedule_vol entries, %zu exits, expected at least %d "
+		  "and as many exits, or one more", vol_in, vol_out, ALONE_SLEEPS);
 	/* the reaped caller's profile, folded into ours: nothing recorded */
 	calls_after = children_calls("getppid", "alone-after");
 	faults_after = children_calls("page_fault", "alone-after");
@@ -1214,7 +1228,8 @@ int main(void)
 	check_known(&fm, tsc_khz);
 	check_two_readers(fid_of(&fm, "getppid"));
 	check_overflow();
-	check_trace_alone(fid_of(&fm, "getppid"), fid_of(&fm, "page_fault"));
+	check_trace_alone(fid_of(&fm, "getppid"), fid_of(&fm, "page_fault"),
+			  fid_of(&fm, "schedule_vol"));
 	check_trace_and_profile();
 	check_poll();
 	check_poll_level();

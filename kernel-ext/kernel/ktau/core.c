@@ -1317,6 +1317,25 @@ static noinline void ktau_switch_in_deep(struct task_struct *tsk)
 		ktau_drop(kt);
 }
 
+/*
+ * ktau_switch_in_slow()'s work when only the switch's event is made
+ * (ktau_traced_alone(): nothing is recorded, so no frame is open and the
+ * wait is in the second slot).
+ */
+static noinline void ktau_switch_in_trace_alone(struct task_struct *tsk,
+						u32 key)
+{
+	struct ktau_task *kt = &tsk->ktau;
+
+	WRITE_ONCE(kt->stack[1].key, 0);
+	if (test_bit(KTAU_TASK_DEAD, &kt->flags))
+		return;
+	ktau_trace_event(tsk, KTAU_TRACE_EXIT,
+			 ktau_sched_fid(key == KTAU_SWITCH_KEY(true)),
+			 ktau_arch_now());
+	ktau_counters_touch(tsk);
+}
+
 /* A switch in with no frame open, or past the deepest. */
 static noinline void ktau_switch_in_edge(struct task_struct *tsk)
 {
@@ -1328,7 +1347,11 @@ static noinline void ktau_switch_in_edge(struct task_struct *tsk)
 		return;
 	}
 	key = kt->stack[1].key;
-	if (ktau_is_switch_key(key))
+	if (!ktau_is_switch_key(key))
+		return;
+	if (ktau_traced_alone(KTAU_GROUP_SCHED))
+		ktau_switch_in_trace_alone(tsk, key);
+	else
 		ktau_switch_in_slow(tsk);
 }
 
